@@ -1,0 +1,195 @@
+#include "CCurl.h"
+
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_once_t ccurl_once = PTHREAD_ONCE_INIT;
+
+static void ccurl_global_init_once(void) {
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_ALL);
+}
+
+void ccurl_global_init(void) { pthread_once(&ccurl_once, ccurl_global_init_once); }
+
+CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_share(CURL *handle, CURLSH *share) {
+    return curl_easy_setopt(handle, CURLOPT_SHARE, share);
+}
+CURLcode ccurl_setopt_mime(CURL *handle, curl_mime *mime) {
+    return curl_easy_setopt(handle, CURLOPT_MIMEPOST, mime);
+}
+
+CURLcode ccurl_set_write_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_WRITEDATA, userdata);
+}
+CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
+}
+CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_READDATA, userdata);
+}
+CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_SEEKDATA, userdata);
+}
+CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, userdata);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
+size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
+
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode ccurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// MARK: - Share
+
+struct ccurl_share {
+    CURLSH *handle;
+    pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+};
+
+static void ccurl_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *userptr) {
+    (void)handle;
+    (void)access;
+    struct ccurl_share *share = userptr;
+    if (data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&share->locks[data]);
+}
+
+static void ccurl_share_unlock(CURL *handle, curl_lock_data data, void *userptr) {
+    (void)handle;
+    struct ccurl_share *share = userptr;
+    if (data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&share->locks[data]);
+}
+
+ccurl_share *ccurl_share_create(int share_tls) {
+    struct ccurl_share *share = calloc(1, sizeof(struct ccurl_share));
+    if (share == NULL) return NULL;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&share->locks[i], NULL);
+    share->handle = curl_share_init();
+    if (share->handle == NULL) {
+        free(share);
+        return NULL;
+    }
+    curl_share_setopt(share->handle, CURLSHOPT_LOCKFUNC, ccurl_share_lock);
+    curl_share_setopt(share->handle, CURLSHOPT_UNLOCKFUNC, ccurl_share_unlock);
+    curl_share_setopt(share->handle, CURLSHOPT_USERDATA, share);
+    curl_share_setopt(share->handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    if (share_tls) curl_share_setopt(share->handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    return share;
+}
+
+CURLSH *ccurl_share_handle(ccurl_share *share) { return share ? share->handle : NULL; }
+
+void ccurl_share_destroy(ccurl_share *share) {
+    if (share == NULL) return;
+    curl_share_cleanup(share->handle);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&share->locks[i]);
+    free(share);
+}
+
+// MARK: - Pinning
+
+
+int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
+                              unsigned char sha256[32], unsigned char spki_sha256[32]) {
+    const unsigned char *cursor = der;
+    X509 *cert = d2i_X509(NULL, &cursor, (long)length);
+    if (cert == NULL) return 0;
+    unsigned int size = 0;
+    int ok = X509_digest(cert, EVP_sha1(), sha1, &size) == 1;
+    ok = ok && X509_digest(cert, EVP_sha256(), sha256, &size) == 1;
+    ok = ok && X509_pubkey_digest(cert, EVP_sha256(), spki_sha256, &size) == 1;
+    X509_free(cert);
+    return ok ? 1 : 0;
+}
+
+static int ccurl_pin_verify(X509_STORE_CTX *store, void *arg) {
+    ccurl_pin_check *check = arg;
+    int chain_ok = 1;
+    if (check->verify_chain) chain_ok = X509_verify_cert(store) == 1;
+    check->ran = 1;
+    X509 *leaf = X509_STORE_CTX_get0_cert(store);
+    if (leaf == NULL) return 0;
+    unsigned int size = 0;
+    if (X509_digest(leaf, EVP_sha1(), check->presented_sha1, &size) == 1 &&
+        X509_digest(leaf, EVP_sha256(), check->presented_sha256, &size) == 1 &&
+        X509_pubkey_digest(leaf, EVP_sha256(), check->presented_spki_sha256, &size) == 1) {
+        check->has_presented = 1;
+    } else {
+        return 0;
+    }
+    if (!chain_ok) return 0;
+    if (check->debug_only) {
+        check->matched = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < check->count_sha1; i++) {
+        if (memcmp(check->sha1_pins + i * 20, check->presented_sha1, 20) == 0) check->matched = 1;
+    }
+    for (size_t i = 0; i < check->count_sha256; i++) {
+        if (memcmp(check->sha256_pins + i * 32, check->presented_sha256, 32) == 0) check->matched = 1;
+    }
+    if (!check->matched) {
+        X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+        return 0;
+    }
+    return 1;
+}
+
+static CURLcode ccurl_ssl_ctx_function(CURL *handle, void *ssl_ctx, void *userptr) {
+    (void)handle;
+    SSL_CTX *ctx = ssl_ctx;
+    ccurl_pin_check *check = userptr;
+    SSL_CTX_set_cert_verify_callback(ctx, ccurl_pin_verify, check);
+    // The callback's verdict must end the handshake, so peer verification stays requested.
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    // A resumed session skips certificate verification: never resume on a pinned context.
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    return CURLE_OK;
+}
+
+CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ccurl_ssl_ctx_function);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, check);
+}

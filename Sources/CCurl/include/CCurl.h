@@ -1,0 +1,84 @@
+// CCurl: a thin, typed C layer over libcurl and OpenSSL for the HTTPTransport engine.
+//
+// Swift cannot call C variadic functions such as curl_easy_setopt, so every option kind gets
+// a non-variadic wrapper here. The share-lock callbacks and the certificate-pin verification
+// callback also live here, in C, because they run inside libcurl and OpenSSL.
+#ifndef CCURL_H
+#define CCURL_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Initializes libcurl once for the process and ignores SIGPIPE. Safe to call from any thread.
+void ccurl_global_init(void);
+
+// MARK: - Easy handle options
+
+CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode ccurl_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode ccurl_setopt_share(CURL *handle, CURLSH *share);
+CURLcode ccurl_setopt_mime(CURL *handle, curl_mime *mime);
+
+typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
+typedef int (*ccurl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                       curl_off_t ultotal, curl_off_t ulnow);
+CURLcode ccurl_set_write_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
+CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
+CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
+typedef int (*ccurl_seek_callback)(void *userdata, curl_off_t offset, int origin);
+CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata);
+CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback, void *userdata);
+
+/// The value a read callback returns to abort the transfer.
+size_t ccurl_readfunc_abort(void);
+/// The value a read callback returns to pause (unused) – exposed for completeness.
+size_t ccurl_readfunc_pause(void);
+
+// MARK: - Transfer information
+
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode ccurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+// MARK: - Share (DNS cache and TLS sessions, with pthread locks)
+
+/// A share object with its own mutexes. Shares DNS always, TLS sessions when `share_tls` is 1.
+typedef struct ccurl_share ccurl_share;
+ccurl_share *ccurl_share_create(int share_tls);
+CURLSH *ccurl_share_handle(ccurl_share *share);
+void ccurl_share_destroy(ccurl_share *share);
+
+// MARK: - Certificate pinning inside the TLS handshake
+
+/// Pins of whole leaf certificates (SHA-1 or SHA-256 of the DER), checked by an OpenSSL
+/// certificate-verification callback installed through CURLOPT_SSL_CTX_FUNCTION. The callback
+/// runs the normal chain verification first (when `verify_chain` is 1), then compares the leaf.
+/// It records what the server presented so the caller can report it.
+typedef struct ccurl_pin_check {
+    const unsigned char *sha1_pins;    // count_sha1 × 20 bytes
+    size_t count_sha1;
+    const unsigned char *sha256_pins;  // count_sha256 × 32 bytes
+    size_t count_sha256;
+    int verify_chain;                  // 1: OpenSSL chain verification must pass too
+    int debug_only;                    // 1: record and accept (the .debug fingerprint)
+    // Results, written during the handshake:
+    int ran;                           // 1 once the callback ran
+    int matched;                       // 1 if a pin matched
+    unsigned char presented_sha1[20];
+    unsigned char presented_sha256[32];
+    unsigned char presented_spki_sha256[32];
+    int has_presented;
+} ccurl_pin_check;
+
+/// Installs the pin check for the next transfer on `handle` (the struct must outlive it).
+CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);
+
+/// Computes SHA-1, SHA-256 and SPKI SHA-256 of a DER certificate. Returns 1 on success.
+int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
+                              unsigned char sha256[32], unsigned char spki_sha256[32]);
+
+#endif

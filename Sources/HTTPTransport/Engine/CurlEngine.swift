@@ -1,0 +1,320 @@
+import CCurl
+import Foundation
+import Logging
+
+/// The default engine: one transfer on one pooled libcurl easy handle. Handles are reset and
+/// reused, so keep-alive connections survive across sends and threads; DNS and TLS sessions are
+/// shared between the session's handles (never the connection cache, which libcurl 7.88 does
+/// not share thread-safely). Redirects are left to the pipeline.
+final class CurlEngine: HTTPEngine {
+    private let security: Security
+    private let configuration: Session.Configuration
+    private let pool: HandlePool
+    private let share: CurlShare?
+    private let disabledHostsWarned = Locked<Set<String>>([])
+    private let logger = Logger(label: "HTTPTransport.Security")
+
+    init(security: Security, configuration: Session.Configuration) {
+        ccurl_global_init()
+        self.security = security
+        self.configuration = configuration
+        pool = HandlePool(maxIdle: configuration.maxIdleHandles, idleTimeout: configuration.idleHandleTimeout)
+        // Certificate-digest pins are checked by a handshake callback that a resumed TLS
+        // session would skip, so such sessions share no TLS sessions.
+        share = CurlShare(shareTLSSessions: !security.needsHandshakeCallback)
+    }
+
+    deinit {
+        // Handles refer to the share: close them before the share goes.
+        pool.drain()
+    }
+
+    var idleHandleCount: Int { pool.idleCount }
+
+    func execute(_ request: RawRequest, control: TransferControl) -> RawResponse {
+        let url = request.url.absoluteString
+        guard let handle = pool.checkOut() else {
+            return RawResponse(request: request, error: HTTPTransportError(
+                code: .other, message: "libcurl could not create an easy handle.", url: url))
+        }
+        let state = TransferState(maxResponseSize: configuration.maxResponseSize, control: control, requestURL: url)
+        let resources = TransferResources()
+        defer {
+            resources.release()
+            pool.checkIn(handle)
+        }
+
+        let policy = security.matcher.policy(for: request.url.host ?? "")
+        if let invalid = policy.invalidPin {
+            return RawResponse(request: request, error: HTTPTransportError(
+                code: .pinningFailed, message: "The pin configured for \(request.url.host ?? "") is invalid: \(invalid).",
+                url: url))
+        }
+
+        handle.reset()
+        do {
+            try configure(handle, request: request, state: state, resources: resources, policy: policy)
+        } catch let error as HTTPTransportError {
+            return RawResponse(request: request, error: error)
+        } catch let error as EngineSetupError {
+            return RawResponse(request: request, error: HTTPTransportError(code: .other, message: error.message, url: url,
+                                                                           curlCode: Int(error.code.rawValue)))
+        } catch {
+            return RawResponse(request: request, error: HTTPTransportError(code: .other, message: "\(error)", url: url))
+        }
+
+        let code = curl_easy_perform(handle.curl)
+        let metrics = collectMetrics(handle)
+
+        var response = RawResponse(request: request, metrics: metrics)
+        response.statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
+        response.headers = state.headers
+        if code == CURLE_OK {
+            response.data = state.body
+            return response
+        }
+        if let stored = state.storedError {
+            response.error = stored
+        } else {
+            response.error = CurlErrorMapping.error(
+                for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
+                pinCheck: resources.pinCheck?.pointee, publicKeyPinned: !policy.publicKeyPins.isEmpty)
+        }
+        response.error?.httpStatusCode = response.statusCode
+        response.error?.responseHeaders = state.headers
+        if !state.body.isEmpty { response.error?.responseBodyData = state.body }
+        return response
+    }
+
+    // MARK: Configuration of one transfer
+
+    private func configure(_ handle: EasyHandle, request: RawRequest, state: TransferState,
+                           resources: TransferResources, policy: HostTrustPolicy) throws {
+        try handle.set(CURLOPT_NOSIGNAL, true)
+        try handle.set(CURLOPT_URL, request.url.absoluteString)
+        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try handle.set(CURLOPT_ACCEPT_ENCODING, "")
+        try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try handle.set(CURLOPT_TCP_KEEPALIVE, true)
+        try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
+        let timeoutMilliseconds = max(1, Int((request.timeout * 1000).rounded(.up)))
+        try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS,
+                       min(timeoutMilliseconds, max(1, Int(configuration.connectTimeout * 1000))))
+        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maxResponseSize)
+        if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
+
+        // Callbacks
+        try handle.check(ccurl_set_write_callback(handle.curl, curlWriteCallback, state.opaque), CURLOPT_WRITEFUNCTION)
+        try handle.check(ccurl_set_header_callback(handle.curl, curlHeaderCallback, state.opaque), CURLOPT_HEADERFUNCTION)
+        if state.control.progress != nil || state.control.cancellation != nil {
+            try handle.check(ccurl_set_progress_callback(handle.curl, curlProgressCallback, state.opaque),
+                             CURLOPT_XFERINFOFUNCTION)
+        }
+
+        // Headers
+        var headers = request.headers
+        if !headers.contains("User-Agent") { headers.add("User-Agent", configuration.userAgent) }
+        if !headers.contains("Expect") { headers.add("Expect", "") }
+        for field in headers {
+            // "Name;" is libcurl's way to send a header with an empty value; "Name:" removes it.
+            let line = field.value.isEmpty
+                ? (field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);")
+                : "\(field.name): \(field.value)"
+            guard !line.contains("\r"), !line.contains("\n") else {
+                throw HTTPTransportError(code: .encodingFailed,
+                                         message: "Header '\(field.name)' contains a line break.",
+                                         url: request.url.absoluteString)
+            }
+            resources.headerList = curl_slist_append(resources.headerList, line)
+        }
+        try handle.check(ccurl_setopt_slist(handle.curl, CURLOPT_HTTPHEADER, resources.headerList), CURLOPT_HTTPHEADER)
+
+        try configureMethodAndBody(handle, request: request, state: state, resources: resources)
+        try configureTLS(handle, request: request, resources: resources, policy: policy)
+        try configureDownload(request: request, state: state, resources: resources)
+    }
+
+    private func configureMethodAndBody(_ handle: EasyHandle, request: RawRequest, state: TransferState,
+                                        resources: TransferResources) throws {
+        let method = request.method
+        switch request.body {
+        case nil:
+            switch method {
+            case .get: try handle.set(CURLOPT_HTTPGET, true)
+            case .head: try handle.set(CURLOPT_NOBODY, true)
+            case .post, .put, .patch:
+                // An empty body, with Content-Length: 0.
+                state.uploadData = Data()
+                try setUploadCallbacks(handle, state: state, size: 0)
+                if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            default: try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+        case .data(let data):
+            state.uploadData = data
+            try setUploadCallbacks(handle, state: state, size: Int64(data.count))
+            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        case .file(let fileURL):
+            let descriptor = open(fileURL.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw HTTPTransportError(code: .fileIO,
+                                         message: "Cannot open the file to upload (\(String(cString: strerror(errno)))): \(fileURL.path)",
+                                         url: request.url.absoluteString)
+            }
+            state.uploadFile = descriptor
+            var info = stat()
+            let size: Int64 = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : -1
+            try setUploadCallbacks(handle, state: state, size: size)
+            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        case .multipart(let parts):
+            resources.mime = try MultipartBuilder.build(parts, on: handle, url: request.url.absoluteString)
+            try handle.check(ccurl_setopt_mime(handle.curl, resources.mime), CURLOPT_MIMEPOST)
+            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        }
+    }
+
+    private func setUploadCallbacks(_ handle: EasyHandle, state: TransferState, size: Int64) throws {
+        try handle.set(CURLOPT_POST, true)
+        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
+        try handle.check(ccurl_set_read_callback(handle.curl, curlReadCallback, state.opaque), CURLOPT_READFUNCTION)
+        try handle.check(ccurl_set_seek_callback(handle.curl, curlSeekCallback, state.opaque), CURLOPT_SEEKFUNCTION)
+    }
+
+    private func configureTLS(_ handle: EasyHandle, request: RawRequest, resources: TransferResources,
+                              policy: HostTrustPolicy) throws {
+        guard request.url.scheme?.lowercased() == "https" else { return }
+        if let roots = security.trustedRootCertificates {
+            try handle.set(CURLOPT_CAINFO, roots.path)
+        }
+        if let client = security.clientCertificate {
+            switch client.kind {
+            case .pem(let certificate, let key):
+                try handle.set(CURLOPT_SSLCERT, certificate.path)
+                try handle.set(CURLOPT_SSLCERTTYPE, "PEM")
+                try handle.set(CURLOPT_SSLKEY, key.path)
+                try handle.set(CURLOPT_SSLKEYTYPE, "PEM")
+            case .pkcs12(let bundle):
+                try handle.set(CURLOPT_SSLCERT, bundle.path)
+                try handle.set(CURLOPT_SSLCERTTYPE, "P12")
+            }
+            if let password = client.password { try handle.set(CURLOPT_KEYPASSWD, password) }
+        }
+        if policy.disableVerification {
+            let host = request.url.host ?? ""
+            let first = disabledHostsWarned.withLock { $0.insert(host).inserted }
+            if first {
+                logger.warning("TLS certificate verification is disabled for \(host) by a .disable entry.")
+            }
+            try handle.set(CURLOPT_SSL_VERIFYPEER, false)
+            try handle.set(CURLOPT_SSL_VERIFYHOST, 0)
+            return
+        }
+        try handle.set(CURLOPT_SSL_VERIFYPEER, true)
+        try handle.set(CURLOPT_SSL_VERIFYHOST, 2)
+        if !policy.publicKeyPins.isEmpty {
+            try handle.set(CURLOPT_PINNEDPUBLICKEY, policy.publicKeyPins.map { "sha256//\($0)" }.joined(separator: ";"))
+        }
+        if security.needsHandshakeCallback {
+            try handle.set(CURLOPT_SSL_SESSIONID_CACHE, false)
+        }
+        if policy.hasCertificatePins || policy.debug || !policy.publicKeyPins.isEmpty {
+            let check = resources.makePinCheck(policy: policy)
+            try handle.check(ccurl_set_pin_check(handle.curl, check), CURLOPT_SSL_CTX_FUNCTION)
+        }
+    }
+
+    private func configureDownload(request: RawRequest, state: TransferState, resources: TransferResources) throws {
+        // Downloads to file are prepared by `DownloadFile` (see Engine/DownloadFile.swift).
+    }
+
+    private func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {
+        var metrics = TransferMetrics()
+        metrics.nameLookup = Double(handle.info(offset: CURLINFO_NAMELOOKUP_TIME_T)) / 1_000_000
+        metrics.connect = Double(handle.info(offset: CURLINFO_CONNECT_TIME_T)) / 1_000_000
+        metrics.tlsHandshake = Double(handle.info(offset: CURLINFO_APPCONNECT_TIME_T)) / 1_000_000
+        metrics.firstByte = Double(handle.info(offset: CURLINFO_STARTTRANSFER_TIME_T)) / 1_000_000
+        metrics.total = Double(handle.info(offset: CURLINFO_TOTAL_TIME_T)) / 1_000_000
+        metrics.bytesSent = handle.info(offset: CURLINFO_SIZE_UPLOAD_T)
+        metrics.bytesReceived = handle.info(offset: CURLINFO_SIZE_DOWNLOAD_T)
+        metrics.connectionReused = handle.info(long: CURLINFO_NUM_CONNECTS) == 0 && handle.info(long: CURLINFO_RESPONSE_CODE) != 0
+        switch handle.info(long: CURLINFO_HTTP_VERSION) {
+        case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): metrics.httpVersion = "2"
+        case Int(CURL_HTTP_VERSION_3): metrics.httpVersion = "3"
+        default: metrics.httpVersion = ""
+        }
+        metrics.remoteAddress = handle.info(string: CURLINFO_PRIMARY_IP) ?? ""
+        metrics.remotePort = handle.info(long: CURLINFO_PRIMARY_PORT)
+        metrics.localPort = handle.info(long: CURLINFO_LOCAL_PORT)
+        return metrics
+    }
+}
+
+/// C memory owned by one transfer, released after it.
+final class TransferResources {
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var mime: OpaquePointer?
+    var pinCheck: UnsafeMutablePointer<ccurl_pin_check>?
+    private var pinStorage: [UnsafeMutableRawBufferPointer] = []
+
+    func makePinCheck(policy: HostTrustPolicy) -> UnsafeMutablePointer<ccurl_pin_check> {
+        let check = UnsafeMutablePointer<ccurl_pin_check>.allocate(capacity: 1)
+        check.initialize(to: ccurl_pin_check())
+        let sha1 = store(policy.sha1Pins)
+        let sha256 = store(policy.sha256Pins)
+        check.pointee.sha1_pins = sha1
+        check.pointee.count_sha1 = policy.sha1Pins.count
+        check.pointee.sha256_pins = sha256
+        check.pointee.count_sha256 = policy.sha256Pins.count
+        check.pointee.verify_chain = 1
+        // Public-key pins are enforced by libcurl; the callback then only records what the
+        // server presented, for the error message. `.debug` records and accepts too.
+        check.pointee.debug_only = (policy.debug || !policy.hasCertificatePins) ? 1 : 0
+        pinCheck = check
+        return check
+    }
+
+    private func store(_ pins: [[UInt8]]) -> UnsafePointer<UInt8>? {
+        let bytes = pins.flatMap { $0 }
+        guard !bytes.isEmpty else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        buffer.copyBytes(from: bytes)
+        pinStorage.append(buffer)
+        return UnsafePointer(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self))
+    }
+
+    func release() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        if let mime { curl_mime_free(mime) }
+        mime = nil
+        if let pinCheck { pinCheck.deallocate() }
+        pinCheck = nil
+        for buffer in pinStorage { buffer.deallocate() }
+        pinStorage = []
+    }
+}
+
+/// The session's libcurl share object (DNS cache, and TLS sessions unless disabled).
+final class CurlShare: @unchecked Sendable {
+    private let share: OpaquePointer
+
+    init?(shareTLSSessions: Bool) {
+        guard let share = ccurl_share_create(shareTLSSessions ? 1 : 0) else { return nil }
+        self.share = share
+    }
+
+    var handle: UnsafeMutableRawPointer? { ccurl_share_handle(share) }
+
+    deinit { ccurl_share_destroy(share) }
+}
+
+extension CurlEngine {
+    /// The libcurl version this process runs with (e.g. `"7.88.1"`).
+    static let libcurlVersion: String = {
+        ccurl_global_init()
+        guard let info = curl_version_info(CURLVERSION_TENTH), let version = info.pointee.version else { return "unknown" }
+        return String(cString: version)
+    }()
+}

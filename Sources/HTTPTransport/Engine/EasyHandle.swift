@@ -1,0 +1,93 @@
+import CCurl
+import Foundation
+
+/// One libcurl easy handle, with its error buffer. Used by one thread at a time: the pool
+/// hands it out and takes it back. Its connection cache survives between transfers, so
+/// keep-alive connections are reused by the next transfer on it.
+final class EasyHandle: @unchecked Sendable {
+    let curl: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// When the handle last went back to the pool (for idle trimming).
+    var idleSince: ContinuousClock.Instant = .now
+
+    init?() {
+        ccurl_global_init()
+        guard let curl = curl_easy_init() else { return nil }
+        self.curl = curl
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        curl_easy_cleanup(curl)
+        errorBuffer.deallocate()
+    }
+
+    /// Clears every option (they persist between transfers otherwise); keeps connections,
+    /// DNS and TLS session caches.
+    func reset() {
+        curl_easy_reset(curl)
+        errorBuffer[0] = 0
+        _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// libcurl's error-buffer text of the last transfer, if any.
+    var errorMessage: String? {
+        let text = String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    // MARK: Options (a failing option is reported, never ignored)
+
+    func set(_ option: CURLoption, _ value: Int) throws(EngineSetupError) {
+        try check(ccurl_setopt_long(curl, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: Bool) throws(EngineSetupError) {
+        try check(ccurl_setopt_long(curl, option, value ? 1 : 0), option)
+    }
+
+    func set(_ option: CURLoption, offset value: Int64) throws(EngineSetupError) {
+        try check(ccurl_setopt_off(curl, option, curl_off_t(value)), option)
+    }
+
+    /// libcurl copies string options, so the Swift string need not outlive the call.
+    func set(_ option: CURLoption, _ value: String) throws(EngineSetupError) {
+        let code = value.withCString { ccurl_setopt_string(curl, option, $0) }
+        try check(code, option)
+    }
+
+    func check(_ code: CURLcode, _ option: CURLoption) throws(EngineSetupError) {
+        guard code == CURLE_OK else {
+            throw EngineSetupError(code: code, option: option)
+        }
+    }
+
+    // MARK: Information
+
+    func info(long info: CURLINFO) -> Int {
+        var value = 0
+        return ccurl_getinfo_long(curl, info, &value) == CURLE_OK ? value : 0
+    }
+
+    func info(offset info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        return ccurl_getinfo_off(curl, info, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    func info(string info: CURLINFO) -> String? {
+        var value: UnsafePointer<CChar>?
+        guard ccurl_getinfo_string(curl, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}
+
+/// libcurl refused an option (e.g. a feature missing from this build).
+struct EngineSetupError: Error {
+    let code: CURLcode
+    let option: CURLoption
+
+    var message: String {
+        "libcurl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))"
+    }
+}

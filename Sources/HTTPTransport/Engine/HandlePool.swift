@@ -1,0 +1,50 @@
+import Foundation
+
+/// The session's idle easy handles, most recently used first, so a sequence of sends keeps
+/// using the same warm connection. Bounded: beyond `maxIdle`, or after `idleTimeout`, handles
+/// are closed.
+final class HandlePool: Sendable {
+    private let idle = Locked<[EasyHandle]>([])
+    private let maxIdle: Int
+    private let idleTimeout: Duration
+
+    init(maxIdle: Int, idleTimeout: TimeInterval) {
+        self.maxIdle = max(0, maxIdle)
+        self.idleTimeout = .milliseconds(Int64(max(0, idleTimeout) * 1000))
+    }
+
+    /// An idle handle, or a new one (`nil` only if libcurl cannot allocate one).
+    func checkOut() -> EasyHandle? {
+        let now = ContinuousClock.now
+        let (handle, expired): (EasyHandle?, [EasyHandle]) = idle.withLock { handles in
+            let expired = handles.filter { now - $0.idleSince > idleTimeout }
+            if !expired.isEmpty { handles.removeAll { now - $0.idleSince > idleTimeout } }
+            return (handles.popLast(), expired)
+        }
+        _ = expired  // released (and closed) outside the lock
+        return handle ?? EasyHandle()
+    }
+
+    /// Returns a handle for reuse (closing it when the pool is full).
+    func checkIn(_ handle: EasyHandle) {
+        handle.idleSince = .now
+        let overflow: EasyHandle? = idle.withLock { handles in
+            guard handles.count < maxIdle else { return handle }
+            handles.append(handle)
+            return nil
+        }
+        _ = overflow
+    }
+
+    /// Closes every idle handle.
+    func drain() {
+        let handles = idle.withLock { handles in
+            defer { handles = [] }
+            return handles
+        }
+        _ = handles
+    }
+
+    /// The number of idle handles (for tests and diagnostics).
+    var idleCount: Int { idle.withLock { $0.count } }
+}

@@ -1,0 +1,196 @@
+import CCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The mutable state of one transfer, reached from libcurl's callbacks through an unretained
+/// pointer. Lives on the sending thread for the duration of `curl_easy_perform`.
+final class TransferState {
+    let maxResponseSize: Int64
+    let control: TransferControl
+    let requestURL: String
+
+    // Response
+    var statusCode: Int?
+    var headers = HTTPHeaders()
+    var body = Data()
+    var receivedBytes: Int64 = 0
+    /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
+    var storedError: HTTPTransportError?
+
+    // Download to file
+    var downloadFile: Int32 = -1
+
+    // Upload source
+    var uploadData: Data?
+    var uploadOffset = 0
+    var uploadFile: Int32 = -1
+
+    init(maxResponseSize: Int64, control: TransferControl, requestURL: String) {
+        self.maxResponseSize = maxResponseSize
+        self.control = control
+        self.requestURL = requestURL
+    }
+
+    deinit {
+        if uploadFile >= 0 { close(uploadFile) }
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferState? {
+        pointer.map { Unmanaged<TransferState>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    // MARK: Headers
+
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else { return }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            // A new status line (interim 1xx responses come first): start over.
+            headers = HTTPHeaders()
+            let parts = line.split(separator: " ", maxSplits: 2)
+            statusCode = parts.count >= 2 ? Int(parts[1]) : nil
+            return
+        }
+        if let first = line.first, first == " " || first == "\t", let last = headers.fields.last {
+            // obs-fold continuation of the previous header.
+            var fields = headers.fields
+            fields[fields.count - 1] = HTTPHeaders.Field(
+                name: last.name, value: last.value + " " + line.trimmingCharacters(in: .whitespaces))
+            headers = HTTPHeaders(fields)
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        headers.add(name, value)
+        if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), downloadFile < 0,
+           length <= maxResponseSize, length > 0 {
+            body.reserveCapacity(Int(min(length, 64 * 1024 * 1024)))
+        }
+    }
+
+    // MARK: Body
+
+    /// Returns the number of bytes taken; anything else makes libcurl abort.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        receivedBytes += Int64(bytes.count)
+        if receivedBytes > maxResponseSize {
+            storedError = HTTPTransportError(
+                code: .responseTooLarge,
+                message: "The response body passed the session's limit of \(maxResponseSize) bytes.",
+                url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
+            return 0
+        }
+        if downloadFile >= 0 {
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(downloadFile, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    let reason = String(cString: strerror(errno))
+                    storedError = HTTPTransportError(code: .fileIO, message: "Writing the download failed: \(reason)",
+                                                     url: requestURL)
+                    return 0
+                }
+                offset += written
+            }
+        } else {
+            body.append(contentsOf: bytes)
+        }
+        return bytes.count
+    }
+
+    // MARK: Upload
+
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let data = uploadData {
+            let count = min(buffer.count, data.count - uploadOffset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { source in
+                if let base = source.baseAddress, let target = buffer.baseAddress {
+                    target.copyMemory(from: base + uploadOffset, byteCount: count)
+                }
+            }
+            uploadOffset += count
+            return count
+        }
+        if uploadFile >= 0 {
+            while true {
+                let count = read(uploadFile, buffer.baseAddress, buffer.count)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                storedError = HTTPTransportError(code: .fileIO, message: "Reading the upload failed: \(String(cString: strerror(errno)))",
+                                                 url: requestURL)
+                return ccurl_readfunc_abort()
+            }
+        }
+        return 0
+    }
+
+    /// Rewinds the upload (libcurl retries a request on a fresh connection when a reused one died).
+    func seekBody(to offset: Int64) -> Bool {
+        if let data = uploadData {
+            guard offset >= 0, offset <= Int64(data.count) else { return false }
+            uploadOffset = Int(offset)
+            return true
+        }
+        if uploadFile >= 0 { return lseek(uploadFile, off_t(offset), SEEK_SET) == off_t(offset) }
+        return offset == 0
+    }
+
+    // MARK: Progress
+
+    func progress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64) -> Bool {
+        if let cancellation = control.cancellation, cancellation.isCancelled {
+            storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: requestURL)
+            return false
+        }
+        if let progress = control.progress {
+            let report = TransferProgress(
+                bytesSent: uploadNow, totalBytesToSend: uploadTotal > 0 ? uploadTotal : nil,
+                bytesReceived: downloadNow, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
+            if !progress(report) {
+                storedError = HTTPTransportError(code: .cancelled, message: "The progress handler cancelled the transfer.",
+                                                 url: requestURL)
+                return false
+            }
+        }
+        return true
+    }
+}
+
+// MARK: - C callbacks
+
+let curlWriteCallback: ccurl_data_callback = { buffer, size, count, userdata in
+    guard let state = TransferState.from(userdata) else { return 0 }
+    return state.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, userdata in
+    guard let state = TransferState.from(userdata) else { return 0 }
+    state.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
+}
+
+let curlReadCallback: ccurl_data_callback = { buffer, size, count, userdata in
+    guard let state = TransferState.from(userdata) else { return ccurl_readfunc_abort() }
+    return state.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}
+
+let curlSeekCallback: ccurl_seek_callback = { userdata, offset, origin in
+    guard let state = TransferState.from(userdata), origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+    return state.seekBody(to: Int64(offset)) ? 0 : 1
+}
+
+let curlProgressCallback: ccurl_progress_callback = { userdata, downloadTotal, downloadNow, uploadTotal, uploadNow in
+    guard let state = TransferState.from(userdata) else { return 1 }
+    return state.progress(downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
+                          uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow)) ? 0 : 1
+}

@@ -1,0 +1,130 @@
+/// An ordered list of HTTP header fields that keeps every value of a repeated name
+/// (several `Set-Cookie` lines stay several entries). Names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header line.
+    public struct Field: Sendable, Hashable {
+        /// The name as written (`Content-Type`).
+        public var name: String
+        /// The value, without surrounding whitespace.
+        public var value: String
+
+        /// A header line.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields, in order.
+    public private(set) var fields: [Field]
+
+    /// An empty header list.
+    public init() { fields = [] }
+
+    /// Headers from fields, in order.
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Headers from a dictionary, sorted by name so the order is stable.
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// `true` when there is no field.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value of `name`, or `nil`.
+    public func first(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// `true` if a field named `name` exists.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Every value of `name` joined with `", "`, or `nil` (the combined form of RFC 9110 §5.3).
+    public subscript(name: String) -> String? {
+        get {
+            let all = values(name)
+            return all.isEmpty ? nil : all.joined(separator: ", ")
+        }
+        set {
+            if let newValue { replace(name, with: newValue) } else { remove(name) }
+        }
+    }
+
+    /// Appends a field, keeping existing ones with that name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field, at the place of the first.
+    public mutating func replace(_ name: String, with value: String) {
+        if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+            fields[index] = Field(name: name, value: value)
+            var position = fields.index(after: index)
+            while position < fields.endIndex {
+                if fields[position].name.caseInsensitiveEquals(name) {
+                    fields.remove(at: position)
+                } else {
+                    position = fields.index(after: position)
+                }
+            }
+        } else {
+            add(name, value)
+        }
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// One entry per name (first spelling kept), repeated values joined with `", "`.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let existing = spelling[key] {
+                result[existing] = (result[existing] ?? "") + ", " + field.value
+            } else {
+                spelling[key] = field.name
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison, as header names need (fast path for equal lengths).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let lhs = utf8, rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        for (a, b) in zip(lhs, rhs) where a != b {
+            let la = (a >= 65 && a <= 90) ? a + 32 : a
+            let lb = (b >= 65 && b <= 90) ? b + 32 : b
+            if la != lb { return false }
+        }
+        return true
+    }
+}

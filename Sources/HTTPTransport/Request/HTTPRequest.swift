@@ -1,0 +1,119 @@
+import Foundation
+
+/// An HTTP request as a value: method, endpoint, headers, parameter sets, its own interceptors,
+/// an optional session and a time-out. Builders (`with(…)`) return modified copies, and sending
+/// never changes a request, so one value can be sent any number of times.
+///
+/// A request can be built on a **base** request: the endpoint is appended to the base's, headers
+/// override the base's, parameter sets come after the base's, its interceptors run before the
+/// base's, and session and time-out are inherited unless given.
+///
+/// ```swift
+/// let base = HTTPRequest(endpoint: "http://127.0.0.1:8080").with(header: "User-Agent", value: "Worker/1")
+/// let search = HTTPRequest(endpoint: "/user", base: base)
+///     .with(parameters: ["first_name": "John"], encoding: .url)
+/// ```
+///
+/// **Parameter merge rules.** Sets with the same encoding merge into one dictionary, later keys
+/// overriding earlier ones (a request's own sets come after its base's). Every `.url` set goes
+/// to the query. One body encoding wins: the encoding of the last `.json`, `.propertyList` or
+/// `.form` set; the sets of the other body encodings are not sent. `.custom` sets run last, in
+/// order, each on the request resolved so far.
+public struct HTTPRequest: HTTPRequestEnvelope {
+    /// The request method.
+    public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
+        case get = "GET"
+        case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
+        case delete = "DELETE"
+        case head = "HEAD"
+        case options = "OPTIONS"
+        case trace = "TRACE"
+        case connect = "CONNECT"
+
+        /// Methods RFC 9110 calls idempotent (safe to send again).
+        public var isIdempotent: Bool {
+            switch self {
+            case .post, .patch, .connect: return false
+            default: return true
+            }
+        }
+    }
+
+    /// The time-out used when neither the request nor its base gives one: 30 seconds.
+    public static let defaultTimeout: TimeInterval = 30
+
+    public var httpMethod: HTTPMethod
+    public var endpoint: String
+    public var headers: [String: String]
+    public var parameters: [HTTPRequestParameters]
+    public var requestInterceptors: [any HTTPRequestInterceptor]
+    public var responseInterceptors: [any HTTPResponseInterceptor]
+    public var session: Session?
+    public var timeout: TimeInterval
+    public var download: Download?
+
+    /// A request, optionally built on `base` (see the type's documentation for the rules).
+    public init(
+        httpMethod: HTTPMethod = .get,
+        endpoint: String = "",
+        headers: [String: String] = [:],
+        parameters: [HTTPRequestParameters] = [],
+        requestInterceptors: [any HTTPRequestInterceptor] = [],
+        responseInterceptors: [any HTTPResponseInterceptor] = [],
+        session: Session? = nil,
+        timeout: TimeInterval? = nil,
+        base: HTTPRequest? = nil
+    ) {
+        self.httpMethod = httpMethod
+        self.endpoint = RequestBase.endpoint(endpoint, base: base?.endpoint)
+        self.headers = RequestBase.headers(headers, base: base?.headers)
+        self.parameters = (base?.parameters ?? []) + parameters
+        self.requestInterceptors = requestInterceptors + (base?.requestInterceptors ?? [])
+        self.responseInterceptors = responseInterceptors + (base?.responseInterceptors ?? [])
+        self.session = session ?? base?.session
+        self.timeout = timeout ?? base?.timeout ?? Self.defaultTimeout
+        self.download = nil
+    }
+
+    /// Resolves the request into the wire form: endpoint parsed, parameters merged and encoded.
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        var raw = try RequestResolver.resolve(self, bodyRule: .parameters)
+        raw.download = download
+        return raw
+    }
+
+    /// A copy whose response body is written to `destination` (atomically, see `Download`).
+    public func downloading(to destination: URL, resume: Bool = false) -> HTTPRequest {
+        var copy = self
+        copy.download = Download(destination: destination, resume: resume)
+        return copy
+    }
+}
+
+/// The base-request rules shared by every request type.
+enum RequestBase {
+    /// Base endpoint + endpoint, with one `/` between them unless the endpoint is empty or
+    /// starts with `/` or `?`.
+    static func endpoint(_ endpoint: String, base: String?) -> String {
+        guard let base, !base.isEmpty else { return endpoint }
+        if endpoint.isEmpty { return base }
+        let baseEndsWithSlash = base.hasSuffix("/")
+        if endpoint.hasPrefix("/") {
+            return baseEndsWithSlash ? base + endpoint.dropFirst() : base + endpoint
+        }
+        if endpoint.hasPrefix("?") || baseEndsWithSlash { return base + endpoint }
+        return base + "/" + endpoint
+    }
+
+    /// Base headers overridden (case-insensitively) by the request's own.
+    static func headers(_ own: [String: String], base: [String: String]?) -> [String: String] {
+        guard var merged = base, !merged.isEmpty else { return own }
+        for (name, value) in own {
+            for key in merged.keys where key.caseInsensitiveEquals(name) { merged.removeValue(forKey: key) }
+            merged[name] = value
+        }
+        return merged
+    }
+}

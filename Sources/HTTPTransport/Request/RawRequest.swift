@@ -1,0 +1,110 @@
+import Foundation
+
+/// The resolved wire request: method, URL, ordered headers, body and time-out. This is what
+/// request interceptors receive and return, and what the engine sends.
+public struct RawRequest: Sendable {
+    /// Where a request body comes from.
+    public enum Body: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, streamed from disk as the body.
+        case file(URL)
+        /// A `multipart/form-data` body; file parts are streamed from disk.
+        case multipart([MultipartPart])
+    }
+
+    /// The HTTP method.
+    public var method: HTTPRequest.HTTPMethod
+    /// The full URL, query included.
+    public var url: URL
+    /// The header fields, in order; repeated names allowed.
+    public var headers: HTTPHeaders
+    /// The body, if any.
+    public var body: Body?
+    /// Seconds the whole exchange may take.
+    public var timeout: TimeInterval
+    /// When set, the response body is written to this file instead of memory (see `Download`).
+    public var download: Download?
+
+    /// A wire request.
+    public init(
+        method: HTTPRequest.HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Body? = nil,
+        timeout: TimeInterval = HTTPRequest.defaultTimeout,
+        download: Download? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.download = download
+    }
+
+    /// The value of a header (repeated values joined with `", "`), case-insensitively.
+    public func value(forHTTPHeaderField name: String) -> String? { headers[name] }
+
+    /// Replaces every value of a header; `nil` removes it.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
+        headers[name] = value
+    }
+
+    /// Adds a value to a header, keeping the ones already there.
+    public mutating func addValue(_ value: String, forHTTPHeaderField name: String) {
+        headers.add(name, value)
+    }
+
+    /// The body when it is in memory; setting it replaces the body.
+    public var httpBody: Data? {
+        get {
+            if case .data(let data) = body { return data }
+            return nil
+        }
+        set { body = newValue.map(Body.data) }
+    }
+}
+
+/// Asks the engine to write the response body to a file: into a temporary file beside
+/// `destination`, renamed over it only when the exchange succeeds.
+public struct Download: Sendable, Hashable {
+    /// The file the body ends up in.
+    public var destination: URL
+    /// Continue a partial temporary file with a `Range` request when the server allows it.
+    public var resume: Bool
+
+    /// A download to `destination`.
+    public init(destination: URL, resume: Bool = false) {
+        self.destination = destination
+        self.resume = resume
+    }
+}
+
+/// One part of a `multipart/form-data` body.
+public struct MultipartPart: Sendable, Hashable {
+    /// Where a part's content comes from.
+    public enum Content: Sendable, Hashable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, streamed from disk.
+        case file(URL)
+    }
+
+    /// The form field name.
+    public var name: String
+    /// The content.
+    public var content: Content
+    /// The file name announced for the part, if any.
+    public var fileName: String?
+    /// The part's content type, if any.
+    public var mimeType: String?
+
+    /// A part.
+    public init(name: String, content: Content, fileName: String? = nil, mimeType: String? = nil) {
+        self.name = name
+        self.content = content
+        self.fileName = fileName
+        self.mimeType = mimeType
+    }
+}

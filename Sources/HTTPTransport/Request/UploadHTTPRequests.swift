@@ -1,0 +1,134 @@
+import Foundation
+
+/// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
+/// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
+public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
+    public var httpMethod: HTTPRequest.HTTPMethod
+    public var endpoint: String
+    public var headers: [String: String]
+    public var parameters: [HTTPRequestParameters]
+    public var requestInterceptors: [any HTTPRequestInterceptor]
+    public var responseInterceptors: [any HTTPResponseInterceptor]
+    public var session: Session?
+    public var timeout: TimeInterval
+    /// The body.
+    public var data: Data
+
+    /// A data upload, optionally built on `base` (same rules as `HTTPRequest`).
+    public init(
+        httpMethod: HTTPRequest.HTTPMethod = .post,
+        endpoint: String = "",
+        headers: [String: String] = [:],
+        parameters: [HTTPRequestParameters] = [],
+        data: Data,
+        requestInterceptors: [any HTTPRequestInterceptor] = [],
+        responseInterceptors: [any HTTPResponseInterceptor] = [],
+        session: Session? = nil,
+        timeout: TimeInterval? = nil,
+        base: HTTPRequest? = nil
+    ) {
+        let request = HTTPRequest(
+            httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
+            requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
+            session: session, timeout: timeout, base: base)
+        self.httpMethod = request.httpMethod
+        self.endpoint = request.endpoint
+        self.headers = request.headers
+        self.parameters = request.parameters
+        self.requestInterceptors = request.requestInterceptors
+        self.responseInterceptors = request.responseInterceptors
+        self.session = request.session
+        self.timeout = request.timeout
+        self.data = data
+    }
+
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: .data(data))
+    }
+}
+
+/// A `multipart/form-data` upload of one file (streamed from disk) or one in-memory part
+/// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
+/// extra form fields after the file, `.json` sets are ignored.
+public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
+    public var httpMethod: HTTPRequest.HTTPMethod
+    public var endpoint: String
+    public var headers: [String: String]
+    public var parameters: [HTTPRequestParameters]
+    public var requestInterceptors: [any HTTPRequestInterceptor]
+    public var responseInterceptors: [any HTTPResponseInterceptor]
+    public var session: Session?
+    public var timeout: TimeInterval
+    /// The file part.
+    public var fileMultipart: FileMultipart
+
+    /// A file upload, optionally built on `base` (same rules as `HTTPRequest`).
+    public init(
+        httpMethod: HTTPRequest.HTTPMethod = .post,
+        endpoint: String = "",
+        headers: [String: String] = [:],
+        parameters: [HTTPRequestParameters] = [],
+        fileMultipart: FileMultipart,
+        requestInterceptors: [any HTTPRequestInterceptor] = [],
+        responseInterceptors: [any HTTPResponseInterceptor] = [],
+        session: Session? = nil,
+        timeout: TimeInterval? = nil,
+        base: HTTPRequest? = nil
+    ) {
+        let request = HTTPRequest(
+            httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
+            requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
+            session: session, timeout: timeout, base: base)
+        self.httpMethod = request.httpMethod
+        self.endpoint = request.endpoint
+        self.headers = request.headers
+        self.parameters = request.parameters
+        self.requestInterceptors = request.requestInterceptors
+        self.responseInterceptors = request.responseInterceptors
+        self.session = request.session
+        self.timeout = request.timeout
+        self.fileMultipart = fileMultipart
+    }
+
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: .multipart(fileMultipart))
+    }
+}
+
+/// The file part of a `FileUploadHTTPRequest`: a file on disk (streamed, never read whole) or
+/// bytes in memory, with its form field name, file name and MIME type.
+public struct FileMultipart: Sendable, Hashable {
+    /// The file on disk, when the part comes from a file.
+    public let fileURL: URL?
+    /// The bytes, when the part comes from memory.
+    public let data: Data?
+    /// The form field name.
+    public let partName: String
+    /// The file name announced to the server.
+    public let fileName: String
+    /// The part's content type.
+    public let mimeType: String
+
+    /// A part streamed from a file. A missing file fails the send with `.fileIO`.
+    public init(fileURL: URL, partName: String, fileName: String, mimeType: String) {
+        self.fileURL = fileURL
+        self.data = nil
+        self.partName = partName
+        self.fileName = fileName
+        self.mimeType = mimeType
+    }
+
+    /// A part from bytes in memory.
+    public init(data: Data, partName: String, fileName: String, mimeType: String) {
+        self.fileURL = nil
+        self.data = data
+        self.partName = partName
+        self.fileName = fileName
+        self.mimeType = mimeType
+    }
+
+    var multipartPart: MultipartPart {
+        let content: MultipartPart.Content = fileURL.map(MultipartPart.Content.file) ?? .data(data ?? Data())
+        return MultipartPart(name: partName, content: content, fileName: fileName, mimeType: mimeType)
+    }
+}

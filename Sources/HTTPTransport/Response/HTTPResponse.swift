@@ -1,0 +1,75 @@
+import Foundation
+
+/// A successful exchange: status, headers, body, the request as it was sent, and metrics.
+public struct HTTPResponse: Sendable {
+    /// The response status.
+    public let httpStatus: HTTPStatusCode
+    /// The response headers in order, every value kept.
+    public let rawHeaders: HTTPHeaders
+    /// The response body (`nil` when there was none, or when it was written to `fileURL`).
+    public let body: Data?
+    /// The request as it was sent, after interceptors.
+    public let request: RawRequest
+    /// Timing and size figures of the exchange.
+    public let metrics: TransferMetrics
+    /// Where the body was written, for a download to a file.
+    public let fileURL: URL?
+
+    /// A response value (used by the pipeline, and by tests building responses by hand).
+    public init(
+        httpStatus: HTTPStatusCode,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil,
+        request: RawRequest,
+        metrics: TransferMetrics = TransferMetrics(),
+        fileURL: URL? = nil
+    ) {
+        self.httpStatus = httpStatus
+        self.rawHeaders = headers
+        self.body = body
+        self.request = request
+        self.metrics = metrics
+        self.fileURL = fileURL
+    }
+
+    /// One entry per header name; repeated values joined with `", "`.
+    public var headers: [String: String] { rawHeaders.dictionary }
+
+    /// The value of a header, case-insensitively (repeated values joined with `", "`).
+    public func header(named name: String) -> String? { rawHeaders[name] }
+
+    /// Every value of a header, in order (e.g. each `Set-Cookie`).
+    public func headerValues(for name: String) -> [String] { rawHeaders.values(name) }
+
+    /// The body parsed as JSON (any top-level value); `nil` for an empty body.
+    /// - Throws: the parser's error when the body is not JSON.
+    public func getJSON() throws -> Any? {
+        guard let body, !body.isEmpty else { return nil }
+        return try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+    }
+
+    /// The body parsed as a JSON object; other JSON values are wrapped as `["data": value]`.
+    /// `nil` for an empty body.
+    /// - Throws: the parser's error when the body is not JSON.
+    public func getJSONDictionary() throws -> [String: Any]? {
+        guard let json = try getJSON() else { return nil }
+        if let dictionary = json as? [String: Any] { return dictionary }
+        return ["data": json]
+    }
+
+    /// The body as UTF-8 text; `nil` when there is no body or it is not valid UTF-8.
+    public func getString() -> String? {
+        guard let body else { return nil }
+        return String(validating: body, as: UTF8.self)
+    }
+
+    /// The body decoded as JSON into `T`.
+    /// - Throws: `DecodingError`, or an `HTTPTransportError` with `.badResponse` when there is no body.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        guard let body else {
+            throw HTTPTransportError(code: .badResponse, message: "The response has no body to decode.",
+                                     url: request.url.absoluteString, httpStatusCode: httpStatus)
+        }
+        return try decoder.decode(type, from: body)
+    }
+}

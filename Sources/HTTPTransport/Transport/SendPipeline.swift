@@ -1,0 +1,120 @@
+import Foundation
+
+/// One send, as one straight pipeline:
+/// resolve → request interceptors → engine → (redirect? next hop) → validation →
+/// response interceptors → `Result`.
+struct SendPipeline {
+    let transport: HTTPTransport
+
+    func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
+        let session = request.session ?? transport.session
+        let requestInterceptors = request.requestInterceptors + transport.requestInterceptors
+        let responseInterceptors = request.responseInterceptors + transport.responseInterceptors
+
+        // 1. Resolve the request value into its wire form.
+        var hop: RawRequest
+        do {
+            hop = try request.resolve()
+        } catch {
+            var error = error
+            if error.url == nil { error.url = request.endpoint }
+            return .failure(error: error)
+        }
+
+        var redirects = 0
+        while true {
+            // 2. Request interceptors: the request's own, its base's, then the transport's.
+            let sent: RawRequest
+            do {
+                sent = try Self.intercept(hop, with: requestInterceptors)
+            } catch {
+                return .failure(error: error)
+            }
+
+            // 3. The engine performs the exchange.
+            var response = session.engine.execute(sent, control: control)
+            response.metrics.redirectCount = redirects
+
+            // 4. Redirects are followed here, so every hop passes the interceptors.
+            if response.error == nil, let next = RedirectRule.nextRequest(after: hop, response: response) {
+                if redirects >= session.configuration.maxRedirects {
+                    if session.configuration.maxRedirects > 0 {
+                        response.error = HTTPTransportError(
+                            code: .tooManyRedirects,
+                            message: "Stopped after \(redirects) redirects (the session allows \(session.configuration.maxRedirects)).",
+                            url: sent.url.absoluteString, httpStatusCode: response.statusCode,
+                            responseHeaders: response.headers, responseBodyData: response.data)
+                    }
+                } else {
+                    let seen = Self.intercept(response, with: responseInterceptors)
+                    if let error = seen.error { return .failure(error: error) }
+                    switch next {
+                    case .success(let request):
+                        hop = request
+                        redirects += 1
+                        continue
+                    case .failure(let error):
+                        return .failure(error: error)
+                    }
+                }
+            }
+
+            // 5. Default validation: 2xx, else an HTTP-status error carrying the response.
+            if response.error == nil {
+                if let status = response.statusCode {
+                    if transport.useDefaultValidation, !status.isSuccess {
+                        response.error = HTTPTransportError(
+                            code: .httpStatus,
+                            message: "The server answered \(status.rawValue) \(status.reasonPhrase) for \(sent.method.rawValue) \(sent.url.absoluteString).",
+                            url: sent.url.absoluteString, httpStatusCode: status,
+                            responseHeaders: response.headers, responseBodyData: response.data)
+                    }
+                } else {
+                    response.error = HTTPTransportError(code: .badResponse, message: "No response status was received.",
+                                                        url: sent.url.absoluteString)
+                }
+            }
+
+            // 6. Response interceptors: the request's, then the transport's.
+            response = Self.intercept(response, with: responseInterceptors)
+
+            // 7. The result.
+            if var error = response.error {
+                if error.url == nil { error.url = sent.url.absoluteString }
+                return .failure(error: error)
+            }
+            guard let status = response.statusCode else {
+                return .failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
+                                                          url: sent.url.absoluteString))
+            }
+            return .success(response: HTTPResponse(
+                httpStatus: status, headers: response.headers, body: response.data, request: response.request,
+                metrics: response.metrics, fileURL: response.fileURL))
+        }
+    }
+
+    static func intercept(_ request: RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) -> RawRequest {
+        var request = request
+        for interceptor in interceptors {
+            do {
+                request = try interceptor.intercept(request: request)
+            } catch let error as HTTPTransportError {
+                var error = error
+                if error.url == nil { error.url = request.url.absoluteString }
+                throw error
+            } catch {
+                throw HTTPTransportError(
+                    code: .interceptorFailed,
+                    message: "Request interceptor \(type(of: interceptor)) failed: \(error)",
+                    url: request.url.absoluteString, underlyingError: SendableErrorBox(error))
+            }
+        }
+        return request
+    }
+
+    static func intercept(_ response: RawResponse, with interceptors: [any HTTPResponseInterceptor]) -> RawResponse {
+        var response = response
+        for interceptor in interceptors { response = interceptor.intercept(response: response) }
+        return response
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The connection pool and TLS policy that sends go through. Share one session (through one
+/// `HTTPTransport`) across threads: its pooled connections are reused by the next send on any
+/// thread. A session can also be given another engine, e.g. a `StubEngine` for tests.
+public final class Session: Sendable {
+    /// Limits and defaults of a session.
+    public struct Configuration: Sendable {
+        /// The largest response body accepted, in bytes (default 100 MiB); more fails with
+        /// `.responseTooLarge` while the body streams in.
+        public var maxResponseSize: Int64 = 100 * 1024 * 1024
+        /// Redirects followed before `.tooManyRedirects` (default 10); 0 returns 3xx responses as they are.
+        public var maxRedirects: Int = 10
+        /// Seconds a connection attempt may take (bounded by the request's time-out too).
+        public var connectTimeout: TimeInterval = 10
+        /// Idle connection handles kept for reuse (default 16).
+        public var maxIdleHandles: Int = 16
+        /// Idle handles unused for this many seconds are closed (default 120).
+        public var idleHandleTimeout: TimeInterval = 120
+        /// The `User-Agent` sent when a request sets none.
+        public var userAgent: String = HTTPTransport.defaultUserAgent
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The TLS policy.
+    public let security: Security
+    /// Limits and defaults.
+    public let configuration: Configuration
+    /// What performs exchanges: libcurl, unless another engine was given.
+    public let engine: any HTTPEngine
+
+    /// A session with the given TLS policy, limits and engine (libcurl by default).
+    public init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
+                engine: (any HTTPEngine)? = nil) {
+        self.security = security
+        self.configuration = configuration
+        self.engine = engine ?? CurlEngine(security: security, configuration: configuration)
+    }
+}
+
+/// Performs one exchange: turns a wire request into a wire response. libcurl's engine is the
+/// default; give a session your own (e.g. `StubEngine`) to test code without a network.
+public protocol HTTPEngine: Sendable {
+    /// Sends `request` and returns what came back, or a response whose `error` says why not.
+    /// Must not follow redirects: the pipeline does.
+    func execute(_ request: RawRequest, control: TransferControl) -> RawResponse
+}
+
+/// Per-send controls an engine honours: progress reports and cancellation.
+public struct TransferControl: Sendable {
+    /// Called on the sending thread with bytes so far; return `false` to cancel.
+    public var progress: (@Sendable (TransferProgress) -> Bool)?
+    /// Cancels the transfer from another thread.
+    public var cancellation: CancellationHandle?
+
+    /// Controls with nothing set.
+    public init(progress: (@Sendable (TransferProgress) -> Bool)? = nil, cancellation: CancellationHandle? = nil) {
+        self.progress = progress
+        self.cancellation = cancellation
+    }
+}
+
+/// Bytes moved so far in one transfer.
+public struct TransferProgress: Sendable, Hashable {
+    /// Body bytes sent.
+    public var bytesSent: Int64
+    /// Body bytes expected to be sent, when known.
+    public var totalBytesToSend: Int64?
+    /// Body bytes received.
+    public var bytesReceived: Int64
+    /// Body bytes expected, when the server said.
+    public var totalBytesToReceive: Int64?
+}
+
+/// Cancels a send from another thread: `cancel()` makes the send return `.cancelled` promptly.
+public final class CancellationHandle: Sendable {
+    private let flag = AtomicFlag()
+
+    /// A handle that has not been cancelled.
+    public init() {}
+
+    /// Requests cancellation of the sends that use this handle.
+    public func cancel() { flag.set() }
+
+    /// `true` once `cancel()` was called.
+    public var isCancelled: Bool { flag.isSet }
+}
+
+/// An engine made from a closure: serves canned responses so code can be tested without a
+/// network, as httpx's `MockTransport` does.
+///
+/// ```swift
+/// let stub = StubEngine { request in
+///     RawResponse(request: request, statusCode: .ok, data: Data(#"{"ok":true}"#.utf8))
+/// }
+/// let transport = HTTPTransport(session: Session(engine: stub))
+/// ```
+public struct StubEngine: HTTPEngine {
+    private let handler: @Sendable (RawRequest) -> RawResponse
+
+    /// An engine answering every request with `handler`.
+    public init(_ handler: @escaping @Sendable (RawRequest) -> RawResponse) { self.handler = handler }
+
+    public func execute(_ request: RawRequest, control: TransferControl) -> RawResponse { handler(request) }
+}
