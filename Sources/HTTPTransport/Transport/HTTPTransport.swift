@@ -56,18 +56,22 @@ public final class HTTPTransport: Sendable {
     public let responseInterceptors: [any HTTPResponseInterceptor]
     /// When `true`, a response whose status is not 2xx is a `.httpStatus` failure.
     public let useDefaultValidation: Bool
+    /// Decides whether failed sends are sent again (`nil`: never).
+    public let retrier: (any HTTPRetrier)?
 
     /// A transport.
     public init(
         session: Session = Session(),
         requestInterceptors: [any HTTPRequestInterceptor] = [],
         responseInterceptors: [any HTTPResponseInterceptor] = [ClarifyErrorInterceptor()],
-        useDefaultValidation: Bool = true
+        useDefaultValidation: Bool = true,
+        retrier: (any HTTPRetrier)? = nil
     ) {
         self.session = session
         self.requestInterceptors = requestInterceptors
         self.responseInterceptors = responseInterceptors
         self.useDefaultValidation = useDefaultValidation
+        self.retrier = retrier
     }
 
     /// A transport with a new session using `security`.
@@ -75,10 +79,12 @@ public final class HTTPTransport: Sendable {
         security: Security,
         requestInterceptors: [any HTTPRequestInterceptor] = [],
         responseInterceptors: [any HTTPResponseInterceptor] = [ClarifyErrorInterceptor()],
-        useDefaultValidation: Bool = true
+        useDefaultValidation: Bool = true,
+        retrier: (any HTTPRetrier)? = nil
     ) {
         self.init(session: Session(security: security), requestInterceptors: requestInterceptors,
-                  responseInterceptors: responseInterceptors, useDefaultValidation: useDefaultValidation)
+                  responseInterceptors: responseInterceptors, useDefaultValidation: useDefaultValidation,
+                  retrier: retrier)
     }
 
     /// Sends a request and waits for the result.

@@ -12,15 +12,48 @@ struct SendPipeline {
         let responseInterceptors = request.responseInterceptors + transport.responseInterceptors
 
         // 1. Resolve the request value into its wire form.
-        var hop: RawRequest
+        var resolved: RawRequest
         do {
-            hop = try request.resolve()
+            resolved = try request.resolve()
         } catch {
             var error = error
             if error.url == nil { error.url = request.endpoint }
             return .failure(error: error)
         }
 
+        // 2–7 for each attempt; the retrier decides whether a failure is sent again.
+        let firstStart = ContinuousClock.now
+        var attempt = 1
+        while true {
+            let attemptStart = ContinuousClock.now
+            let (result, sent) = attemptOnce(resolved, session: session, control: control,
+                                             requestInterceptors: requestInterceptors,
+                                             responseInterceptors: responseInterceptors)
+            guard case .failure(let error) = result, let retrier = transport.retrier, error.code != .cancelled,
+                  error.code != .interceptorFailed, error.code != .invalidURL, error.code != .encodingFailed
+            else { return result }
+            let context = RetryContext(request: resolved, sentRequest: sent, error: error, attempt: attempt,
+                                       attemptStarted: attemptStart, firstAttemptStarted: firstStart)
+            switch retrier.retry(context) {
+            case .doNotRetry:
+                return result
+            case .fail(let replacement):
+                return .failure(error: replacement)
+            case .retry(let request, let delay):
+                if control.cancellation?.isCancelled == true { return result }
+                if delay > 0 { Thread.sleep(forTimeInterval: min(delay, 300)) }
+                resolved = request
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt: request interceptors, engine, redirects, validation, response interceptors.
+    private func attemptOnce(
+        _ resolved: RawRequest, session: Session, control: TransferControl,
+        requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor]
+    ) -> (HTTPTransport.Result, RawRequest?) {
+        var hop = resolved
         var redirects = 0
         while true {
             // 2. Request interceptors: the request's own, its base's, then the transport's.
@@ -28,7 +61,7 @@ struct SendPipeline {
             do {
                 sent = try Self.intercept(hop, with: requestInterceptors)
             } catch {
-                return .failure(error: error)
+                return (.failure(error: error), nil)
             }
 
             // 3. The engine performs the exchange.
@@ -47,14 +80,14 @@ struct SendPipeline {
                     }
                 } else {
                     let seen = Self.intercept(response, with: responseInterceptors)
-                    if let error = seen.error { return .failure(error: error) }
+                    if let error = seen.error { return (.failure(error: error), sent) }
                     switch next {
                     case .success(let request):
                         hop = request
                         redirects += 1
                         continue
                     case .failure(let error):
-                        return .failure(error: error)
+                        return (.failure(error: error), sent)
                     }
                 }
             }
@@ -81,15 +114,15 @@ struct SendPipeline {
             // 7. The result.
             if var error = response.error {
                 if error.url == nil { error.url = sent.url.absoluteString }
-                return .failure(error: error)
+                return (.failure(error: error), sent)
             }
             guard let status = response.statusCode else {
-                return .failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
-                                                          url: sent.url.absoluteString))
+                return (.failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
+                                                           url: sent.url.absoluteString)), sent)
             }
-            return .success(response: HTTPResponse(
+            return (.success(response: HTTPResponse(
                 httpStatus: status, headers: response.headers, body: response.data, request: response.request,
-                metrics: response.metrics, fileURL: response.fileURL))
+                metrics: response.metrics, fileURL: response.fileURL)), sent)
         }
     }
 
