@@ -26,9 +26,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "ExampleServer",
+            path: "Examples/ExampleServer"
+        ),
         .executableTarget(
             name: "Demo",
-            dependencies: ["HTTPTransport"],
+            dependencies: ["HTTPTransport", "ExampleServer"],
             path: "Examples/Demo"
         ),
         .testTarget(

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building and testing need, only when it is missing:
+# libcurl (OpenSSL flavour) and OpenSSL headers, the public-suffix list, and the test
+# server's Python packages. Sourced by scripts/demo.sh and scripts/test.sh.
+set -euo pipefail
+
+need_apt=()
+for package in libcurl4-openssl-dev libssl-dev publicsuffix python3 curl; do
+    dpkg -s "$package" >/dev/null 2>&1 || need_apt+=("$package")
+done
+if [ "${#need_apt[@]}" -gt 0 ]; then
+    echo "setup: installing ${need_apt[*]}"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if ! python3 -c "import cryptography" >/dev/null 2>&1; then
+    echo "setup: installing the test server's Python packages"
+    python3 -m pip install --quiet cryptography
+fi
