@@ -70,6 +70,12 @@ final class CurlEngine: HTTPEngine {
         response.statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
         response.headers = state.headers
         if code == CURLE_OK {
+            guard state.headersComplete else {
+                response.error = HTTPTransportError(
+                    code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
+                    url: url, httpStatusCode: response.statusCode, responseHeaders: state.headers)
+                return response
+            }
             response.data = state.body
             return response
         }

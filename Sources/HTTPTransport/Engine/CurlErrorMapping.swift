@@ -10,6 +10,9 @@ enum CurlErrorMapping {
         let kind: HTTPTransportError.Code
         var text: String
         switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL where curlText.contains("HTTP/0.9"):
+            kind = .badResponse
+            text = "The server did not answer in HTTP: \(curlText)"
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             kind = .invalidURL
             text = "libcurl cannot use the URL: \(curlText)"

@@ -15,6 +15,8 @@ final class TransferState {
     // Response
     var statusCode: Int?
     var headers = HTTPHeaders()
+    /// `true` once the blank line ending the (final) header block arrived.
+    var headersComplete = false
     var body = Data()
     var receivedBytes: Int64 = 0
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
@@ -49,11 +51,15 @@ final class TransferState {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        guard end > 0 else { return }
+        guard end > 0 else {
+            headersComplete = statusCode != nil
+            return
+        }
         let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             // A new status line (interim 1xx responses come first): start over.
             headers = HTTPHeaders()
+            headersComplete = false
             let parts = line.split(separator: " ", maxSplits: 2)
             statusCode = parts.count >= 2 ? Int(parts[1]) : nil
             return
