@@ -1,0 +1,206 @@
+import Foundation
+
+/// The `Set-Cookie` parser (RFC 6265 §5.2) and the URL-related algorithms of §5.1: canonical
+/// host, domain-match, default-path and path-match. Works on UTF-8 bytes, so any header text
+/// (including non-ASCII and control characters) is handled without crashing.
+enum CookieParser {
+    /// The latest expiry date stored (9999-12-31T23:59:59Z); later ones are clamped to it, so
+    /// every expiry fits the Netscape file's integer seconds.
+    static let latestExpiry = Date(timeIntervalSince1970: 253_402_300_799)
+    /// The expiry given to a cookie with `Max-Age` zero or negative: already in the past.
+    static let earliestExpiry = Date(timeIntervalSince1970: 0)
+
+    /// §5.2 then the per-cookie steps of §5.3 (see `HTTPCookie.parse(setCookieHeader:for:now:)`).
+    static func cookie(from header: String, for url: URL, now: Date) -> HTTPCookie? {
+        let url = url.absoluteURL
+        guard let host = canonicalHost(of: url) else { return nil }
+        let bytes = Array(header.utf8)
+        // RFC 6265bis §5.7 step 1: control characters (but HTAB) void the whole header, so no
+        // CR, LF or NUL can ever reach a Cookie header.
+        guard !containsControlCharacter(bytes) else { return nil }
+
+        // §5.2 steps 1-5: the name-value pair is everything before the first ';'.
+        let firstSemicolon = bytes.firstIndex(of: semicolon) ?? bytes.endIndex
+        let pair = bytes[..<firstSemicolon]
+        guard let equals = pair.firstIndex(of: equalsSign) else { return nil }
+        let name = trimmed(pair[..<equals])
+        let value = trimmed(pair[(equals + 1)...])
+        guard !name.isEmpty else { return nil }
+
+        var expires: Date?
+        var maxAge: Date?
+        var domainAttribute: String?
+        var path: String?
+        var isSecure = false
+        var isHTTPOnly = false
+        var sameSite: HTTPCookie.SameSite?
+
+        // §5.2 steps 6-8 for each attribute; a later one of the same kind replaces an earlier one.
+        let attributes = bytes[firstSemicolon...].split(separator: semicolon, omittingEmptySubsequences: true)
+        for attribute in attributes {
+            let attributeEquals = attribute.firstIndex(of: equalsSign)
+            let attributeName = trimmed(attribute[..<(attributeEquals ?? attribute.endIndex)]).lowercased()
+            let attributeValue = attributeEquals.map { trimmed(attribute[($0 + 1)...]) } ?? ""
+            switch attributeName {
+            case "expires":
+                if let date = CookieDateParser.parse(attributeValue) { expires = min(date, latestExpiry) }
+            case "max-age":
+                if let seconds = maxAgeSeconds(attributeValue) {
+                    maxAge = seconds <= 0
+                        ? earliestExpiry
+                        : min(now.addingTimeInterval(TimeInterval(seconds)), latestExpiry)
+                }
+            case "domain":
+                // An empty value is ignored entirely (§5.2.3), so an earlier Domain stays.
+                guard !attributeValue.isEmpty else { continue }
+                let withoutDot = attributeValue.hasPrefix(".") ? String(attributeValue.dropFirst()) : attributeValue
+                domainAttribute = withoutDot.lowercased()
+            case "path":
+                path = attributeValue.hasPrefix("/") ? attributeValue : nil
+            case "secure":
+                isSecure = true
+            case "httponly":
+                isHTTPOnly = true
+            case "samesite":
+                switch attributeValue.lowercased() {
+                case "strict": sameSite = HTTPCookie.SameSite.strict
+                case "lax": sameSite = HTTPCookie.SameSite.lax
+                case "none": sameSite = HTTPCookie.SameSite.none  // not `.none`, which would be nil
+                default: break
+                }
+            default:
+                break
+            }
+        }
+
+        // §5.3 steps 6-8 (the public-suffix step 5 is the store's).
+        let domain: String
+        let isHostOnly: Bool
+        if let domainAttribute {
+            guard domainMatches(host: host, domain: domainAttribute) else { return nil }
+            domain = domainAttribute
+            isHostOnly = false
+        } else {
+            domain = host
+            isHostOnly = true
+        }
+        // RFC 6265bis: only a secure origin may set a Secure cookie.
+        if isSecure && !isSecureOrigin(url) { return nil }
+
+        return HTTPCookie(
+            name: name,
+            value: value,
+            domain: domain,
+            path: path ?? defaultPath(of: url),
+            expiresDate: maxAge ?? expires,
+            isSecure: isSecure,
+            isHTTPOnly: isHTTPOnly,
+            sameSite: sameSite,
+            isHostOnly: isHostOnly
+        )
+    }
+
+    // MARK: - §5.1 algorithms
+
+    /// §5.1.2: the URL's host, lower-cased, or nil when it has none.
+    static func canonicalHost(of url: URL) -> String? {
+        guard let host = url.host, !host.isEmpty else { return nil }
+        return host.lowercased()
+    }
+
+    /// The URL's path as sent on the wire (still percent-encoded), `/` when empty.
+    static func requestPath(of url: URL) -> String {
+        let path = url.absoluteURL.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
+    /// §5.1.4 default-path: the request path up to, not including, its last `/` (or `/`).
+    static func defaultPath(of url: URL) -> String {
+        let path = requestPath(of: url)
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
+            return "/"
+        }
+        return String(path[..<lastSlash])
+    }
+
+    /// §5.1.4 path-match.
+    static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
+        let request = requestPath.utf8, cookie = cookiePath.utf8
+        guard request.starts(with: cookie) else { return false }
+        if request.count == cookie.count || cookie.last == UInt8(ascii: "/") { return true }
+        return request.dropFirst(cookie.count).first == UInt8(ascii: "/")
+    }
+
+    /// §5.1.3 domain-match: identical, or `host` ends with `.` + `domain` and is a host name
+    /// (an IP address only ever matches itself). Both are canonical (lower-case).
+    static func domainMatches(host: String, domain: String) -> Bool {
+        let hostBytes = host.utf8, domainBytes = domain.utf8
+        guard hostBytes.reversed().starts(with: domainBytes.reversed()) else { return false }
+        if hostBytes.count == domainBytes.count { return true }
+        guard !domainBytes.isEmpty, !isIPAddress(host) else { return false }
+        return hostBytes.dropLast(domainBytes.count).last == UInt8(ascii: ".")
+    }
+
+    /// Whether `host` is an IP address: IPv6 (has a `:`) or IPv4 (its last label is all digits,
+    /// which no registrable host name has).
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.utf8.contains(UInt8(ascii: ":")) { return true }
+        guard let last = host.utf8.split(separator: UInt8(ascii: ".")).last else { return false }
+        return last.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Whether `Secure` cookies may be set by and sent to the URL: `https` and `wss`, and (as
+    /// browsers and curl do, the W3C "potentially trustworthy" origins) any loopback host:
+    /// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`.
+    static func isSecureOrigin(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        if scheme == "https" || scheme == "wss" { return true }
+        guard let host = canonicalHost(of: url) else { return false }
+        return host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "[::1]"
+            || (isIPAddress(host) && host.hasPrefix("127.") && !host.contains(":"))
+    }
+
+    /// Whether a name and value can go into a `Cookie` header unchanged: a non-empty name, no
+    /// control characters, no `;` in either and no `=` in the name.
+    static func isSendable(name: String, value: String) -> Bool {
+        !name.isEmpty && !containsControlCharacter(name.utf8) && !containsControlCharacter(value.utf8)
+            && !name.utf8.contains { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "=") }
+            && !value.utf8.contains(UInt8(ascii: ";"))
+    }
+
+    /// Whether the text has a control character other than HTAB (%x00-08, %x0A-1F, %x7F).
+    static func containsControlCharacter<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
+    // MARK: - Byte helpers
+
+    private static let semicolon = UInt8(ascii: ";")
+    private static let equalsSign = UInt8(ascii: "=")
+
+    /// The bytes as a string without leading and trailing whitespace (SP and HTAB).
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
+              let last = bytes.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// §5.2.2: an optional `-` then one or more digits (anything else: nil, the attribute is
+    /// ignored). Saturates instead of overflowing.
+    private static func maxAgeSeconds(_ value: String) -> Int64? {
+        var digits = Substring(value)
+        let negative = digits.hasPrefix("-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        var result: Int64 = 0
+        for byte in digits.utf8 {
+            let (times10, overflow1) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - 0x30))
+            if overflow1 || overflow2 { result = Int64.max; break }
+            result = sum
+        }
+        return negative ? -result : result
+    }
+}
