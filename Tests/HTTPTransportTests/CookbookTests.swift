@@ -112,3 +112,44 @@ final class CookbookTests: XCTestCase {
         XCTAssertEqual(headers["content-type"], "application/json")
     }
 }
+
+/// The cook book's logging and cookie transports, as written.
+final class CookbookInterceptorTests: XCTestCase {
+    func testLoggingTransportSends() throws {
+        let transport = HTTPTransport(
+            requestInterceptors: [
+                LogRequestInterceptor(logLevel: LogRequestInterceptor.LogLevel.url),
+            ],
+            responseInterceptors: [
+                LogResponseInterceptor(logLevel: LogResponseInterceptor.LogLevel.everything),
+            ])
+        XCTAssertTrue(transport.send(request: HTTPRequest(endpoint: server.http + "/json")).isSuccess)
+    }
+
+    func testSendAndReceiveCookies() throws {
+        let cookieStorage: CookieStoring & CookieProviding = CookieStorage()
+
+        let transport = HTTPTransport(
+            requestInterceptors: [
+                AddCookieInterceptor(cookieProvider: cookieStorage),
+            ],
+            responseInterceptors: [
+                ReceivedCookieInterceptor(cookieStorage: cookieStorage),
+            ])
+
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/cookies/set?flavour=oat&size=large"))
+        let response = try sendOK(transport, HTTPRequest(endpoint: server.http + "/cookies"))
+        XCTAssertEqual(try echo(response)["cookies"] as? [String: String], ["flavour": "oat", "size": "large"])
+    }
+
+    func testCookiesSetDuringALoginRedirectAreKept() throws {
+        let storage = CookieStorage()
+        let transport = HTTPTransport(requestInterceptors: [AddCookieInterceptor(cookieProvider: storage)],
+                                      responseInterceptors: [ReceivedCookieInterceptor(cookieStorage: storage)])
+        // /session sets SESSION_ID; /user requires it.
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/session"))
+        let users = try sendOK(transport, HTTPRequest(endpoint: server.http + "/user?first_name=A&last_name=B"))
+        XCTAssertEqual(users.httpStatus, .ok)
+        XCTAssertNotNil(storage.cookieHeader(for: try XCTUnwrap(URL(string: server.http + "/user"))))
+    }
+}
