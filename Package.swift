@@ -37,7 +37,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPTransportTests",
-            dependencies: ["HTTPTransport"]
+            dependencies: [
+                "HTTPTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

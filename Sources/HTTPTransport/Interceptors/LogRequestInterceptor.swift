@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+
+/// Logs every request through swift-log: one record per request (a single multi-line message)
+/// carrying a request id that the matching `LogResponseInterceptor` record repeats. The id is
+/// sent as an `X-Request-ID` header (unless the request has one already, or
+/// `addsRequestIDHeader` is `false`) and is in the record's metadata as `request-id`.
+/// Secrets are hidden (see `LogRedaction`) unless `redactsSecrets` is `false`.
+///
+/// Put it after interceptors that add headers (authentication, cookies) to log what is sent.
+///
+/// ```swift
+/// let transport = HTTPTransport(
+///     requestInterceptors: [LogRequestInterceptor(logLevel: .headers)],
+///     responseInterceptors: [LogResponseInterceptor(logLevel: .status)]
+/// )
+/// // → GET http://127.0.0.1:8080/user?token=<redacted> [req 3f9c0a12b7e4d561]
+/// //   Authorization: <redacted>
+/// ```
+public struct LogRequestInterceptor: HTTPRequestInterceptor {
+    /// How much of a request is logged.
+    public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
+        /// Nothing (and no request id header is added).
+        case nothing
+        /// Method and URL.
+        case url
+        /// Method, URL and headers.
+        case headers
+        /// Method, URL, headers and body.
+        case everything
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// How much is logged.
+    public let logLevel: LogLevel
+    /// Where records go.
+    public let logger: Logger
+    /// The swift-log level of the records.
+    public let level: Logger.Level
+    /// What is hidden.
+    public let redaction: LogRedaction
+    /// Bodies longer than this many bytes are cut.
+    public let maxBodyLength: Int
+    /// The header carrying the request id.
+    public let requestIDHeader: String
+    /// Whether the request id is sent as `requestIDHeader`.
+    public let addsRequestIDHeader: Bool
+
+    /// A request logger.
+    /// - Parameters:
+    ///   - logLevel: How much is logged.
+    ///   - logger: Where records go.
+    ///   - level: The swift-log level of the records.
+    ///   - redactsSecrets: `false` logs secrets as they are.
+    ///   - redactedHeaders: Headers hidden besides `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`.
+    ///   - redactedQueryParameters: Query parameters (and form fields) whose values are hidden.
+    ///   - redactedBodyFields: JSON object keys and form fields whose values are hidden.
+    ///   - maxBodyLength: Bodies longer than this many bytes are cut.
+    ///   - requestIDHeader: The header carrying the request id.
+    ///   - addsRequestIDHeader: `false` keeps the id out of the request (it is still logged).
+    public init(
+        logLevel: LogLevel = .url,
+        logger: Logger = Logger(label: "HTTPTransport"),
+        level: Logger.Level = .info,
+        redactsSecrets: Bool = true,
+        redactedHeaders: Set<String> = [],
+        redactedQueryParameters: Set<String> = LogRedaction.defaultQueryParameters,
+        redactedBodyFields: Set<String> = LogRedaction.defaultBodyFields,
+        maxBodyLength: Int = 4096,
+        requestIDHeader: String = "X-Request-ID",
+        addsRequestIDHeader: Bool = true
+    ) {
+        self.init(logLevel: logLevel, logger: logger, level: level,
+                  redaction: LogRedaction(isEnabled: redactsSecrets,
+                                          headers: LogRedaction.defaultHeaders.union(redactedHeaders),
+                                          queryParameters: redactedQueryParameters,
+                                          bodyFields: redactedBodyFields),
+                  maxBodyLength: maxBodyLength, requestIDHeader: requestIDHeader,
+                  addsRequestIDHeader: addsRequestIDHeader)
+    }
+
+    /// A request logger with a ready-made redaction.
+    public init(
+        logLevel: LogLevel,
+        logger: Logger = Logger(label: "HTTPTransport"),
+        level: Logger.Level = .info,
+        redaction: LogRedaction,
+        maxBodyLength: Int = 4096,
+        requestIDHeader: String = "X-Request-ID",
+        addsRequestIDHeader: Bool = true
+    ) {
+        self.logLevel = logLevel
+        self.logger = logger
+        self.level = level
+        self.redaction = redaction
+        self.maxBodyLength = maxBodyLength
+        self.requestIDHeader = requestIDHeader
+        self.addsRequestIDHeader = addsRequestIDHeader
+    }
+
+    public func intercept(request: RawRequest) throws -> RawRequest {
+        guard logLevel > .nothing else { return request }
+        var request = request
+        let id: String
+        if let existing = request.value(forHTTPHeaderField: requestIDHeader), !existing.isEmpty {
+            id = existing
+        } else {
+            id = RequestIDs.make()
+            if addsRequestIDHeader { request.setValue(id, forHTTPHeaderField: requestIDHeader) }
+        }
+        RequestIDs.remember(id, for: request)
+        guard logger.logLevel <= level else { return request }
+        let message = format(request, id: id)
+        logger.log(level: level, "\(message)", metadata: ["request-id": "\(id)"])
+        return request
+    }
+
+    /// The record's text for `request`.
+    func format(_ request: RawRequest, id: String) -> String {
+        var lines = ["→ \(request.method.rawValue) \(redaction.redactedURL(request.url)) [req \(id)]"]
+        if logLevel >= .headers {
+            lines += LogFormat.headerLines(request.headers, redaction: redaction)
+        }
+        if logLevel >= .everything {
+            lines += LogFormat.requestBody(request, redaction: redaction, maxLength: maxBodyLength)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
