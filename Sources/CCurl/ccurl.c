@@ -1,5 +1,6 @@
 #include "CCurl.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -128,63 +129,86 @@ void ccurl_share_destroy(ccurl_share *share) {
 
 // MARK: - Pinning
 
+static int ccurl_x509_digests(X509 *cert, unsigned char sha1[20], unsigned char sha256[32],
+                              unsigned char spki_sha256[32]) {
+    unsigned int size = 0;
+    int ok = X509_digest(cert, EVP_sha1(), sha1, &size) == 1 && size == 20;
+    ok = ok && X509_digest(cert, EVP_sha256(), sha256, &size) == 1 && size == 32;
+    // The SHA-256 of the DER SubjectPublicKeyInfo, as CURLOPT_PINNEDPUBLICKEY and HPKP use.
+    // (X509_pubkey_digest would hash only the key bits, without the algorithm identifier.)
+    unsigned char *spki = NULL;
+    int length = ok ? i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &spki) : -1;
+    ok = ok && length > 0 && spki != NULL &&
+         EVP_Digest(spki, (size_t)length, spki_sha256, &size, EVP_sha256(), NULL) == 1 && size == 32;
+    OPENSSL_free(spki);
+    return ok ? 1 : 0;
+}
 
 int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
                               unsigned char sha256[32], unsigned char spki_sha256[32]) {
     const unsigned char *cursor = der;
     X509 *cert = d2i_X509(NULL, &cursor, (long)length);
     if (cert == NULL) return 0;
-    unsigned int size = 0;
-    int ok = X509_digest(cert, EVP_sha1(), sha1, &size) == 1;
-    ok = ok && X509_digest(cert, EVP_sha256(), sha256, &size) == 1;
-    ok = ok && X509_pubkey_digest(cert, EVP_sha256(), spki_sha256, &size) == 1;
+    int ok = ccurl_x509_digests(cert, sha1, sha256, spki_sha256);
     X509_free(cert);
-    return ok ? 1 : 0;
+    return ok;
 }
 
+static int ccurl_pin_in(const unsigned char *pins, size_t count, size_t width, const unsigned char *digest) {
+    if (pins == NULL) return 0;
+    int found = 0;
+    for (size_t i = 0; i < count; i++) {
+        // Constant-time per pin; the pins are not secret, but there is no reason to leak.
+        if (CRYPTO_memcmp(pins + i * width, digest, width) == 0) found = 1;
+    }
+    return found;
+}
+
+/// Replaces OpenSSL's X509_verify_cert for the connection: chain verification (when asked),
+/// then the pins. Returning 0 with SSL_VERIFY_PEER aborts the handshake with an alert, before
+/// libcurl sends anything.
 static int ccurl_pin_verify(X509_STORE_CTX *store, void *arg) {
     ccurl_pin_check *check = arg;
-    int chain_ok = 1;
-    if (check->verify_chain) chain_ok = X509_verify_cert(store) == 1;
     check->ran = 1;
+    check->matched = 0;
+    check->chain_ok = 0;
+    check->has_presented = 0;
     X509 *leaf = X509_STORE_CTX_get0_cert(store);
-    if (leaf == NULL) return 0;
-    unsigned int size = 0;
-    if (X509_digest(leaf, EVP_sha1(), check->presented_sha1, &size) == 1 &&
-        X509_digest(leaf, EVP_sha256(), check->presented_sha256, &size) == 1 &&
-        X509_pubkey_digest(leaf, EVP_sha256(), check->presented_spki_sha256, &size) == 1) {
-        check->has_presented = 1;
-    } else {
+    if (leaf == NULL ||
+        !ccurl_x509_digests(leaf, check->presented_sha1, check->presented_sha256, check->presented_spki_sha256)) {
+        X509_STORE_CTX_set_error(store, X509_V_ERR_UNSPECIFIED);
         return 0;
     }
-    if (!chain_ok) return 0;
-    if (check->debug_only) {
-        check->matched = 1;
-        return 1;
-    }
-    for (size_t i = 0; i < check->count_sha1; i++) {
-        if (memcmp(check->sha1_pins + i * 20, check->presented_sha1, 20) == 0) check->matched = 1;
-    }
-    for (size_t i = 0; i < check->count_sha256; i++) {
-        if (memcmp(check->sha256_pins + i * 32, check->presented_sha256, 32) == 0) check->matched = 1;
-    }
-    if (!check->matched) {
-        X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
-        return 0;
-    }
-    return 1;
+    check->has_presented = 1;
+    int chain_ok = check->verify_chain ? X509_verify_cert(store) == 1 : 1;
+    check->chain_ok = chain_ok;
+    size_t spki_count = check->count_spki;
+    if (spki_count > CCURL_MAX_CALLBACK_SPKI_PINS) spki_count = CCURL_MAX_CALLBACK_SPKI_PINS;
+    check->matched = ccurl_pin_in(check->sha1_pins, check->count_sha1, 20, check->presented_sha1) |
+                     ccurl_pin_in(check->sha256_pins, check->count_sha256, 32, check->presented_sha256) |
+                     ccurl_pin_in(check->spki_pins, spki_count, 32, check->presented_spki_sha256);
+    if (check->report != NULL) check->report(check, check->report_context);
+    if (!chain_ok) return 0;  // X509_verify_cert set the reason
+    if (check->debug_only || check->matched) return 1;
+    X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+    return 0;
 }
 
 static CURLcode ccurl_ssl_ctx_function(CURL *handle, void *ssl_ctx, void *userptr) {
     (void)handle;
     SSL_CTX *ctx = ssl_ctx;
     ccurl_pin_check *check = userptr;
+    // libcurl 7.88 creates a fresh SSL_CTX for every new connection and calls this hook on it
+    // after its own settings, so the callback and its argument belong to this connection.
     SSL_CTX_set_cert_verify_callback(ctx, ccurl_pin_verify, check);
-    // The callback's verdict must end the handshake, so peer verification stays requested.
+    // The callback's verdict must end the handshake, so peer verification stays requested
+    // (also when certificate verification is disabled for the host: then only pins count).
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     // A resumed session skips certificate verification: never resume on a pinned context.
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_sess_set_new_cb(ctx, NULL);
+    // No new handshake later on this connection either: `check` lives only for this transfer.
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
     return CURLE_OK;
 }
 

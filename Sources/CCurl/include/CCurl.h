@@ -54,25 +54,47 @@ void ccurl_share_destroy(ccurl_share *share);
 
 // MARK: - Certificate pinning inside the TLS handshake
 
+/// How many public-key (SPKI SHA-256) pins the handshake callback itself can hold. Public-key
+/// pins normally go through CURLOPT_PINNEDPUBLICKEY; the callback checks them only when a host
+/// also has certificate-digest pins, so that any one pin of any kind matches (pin rotation).
+#define CCURL_MAX_CALLBACK_SPKI_PINS 16
+
+typedef struct ccurl_pin_check ccurl_pin_check;
+
+/// Called inside the handshake once the leaf's digests are recorded (e.g. to log them for the
+/// `.debug` fingerprint). Runs on the thread performing the transfer.
+typedef void (*ccurl_pin_report_callback)(const ccurl_pin_check *check, void *context);
+
 /// Pins of whole leaf certificates (SHA-1 or SHA-256 of the DER), checked by an OpenSSL
 /// certificate-verification callback installed through CURLOPT_SSL_CTX_FUNCTION. The callback
 /// runs the normal chain verification first (when `verify_chain` is 1), then compares the leaf.
 /// It records what the server presented so the caller can report it.
-typedef struct ccurl_pin_check {
+///
+/// The callback is installed on the SSL_CTX that libcurl (7.88, OpenSSL backend) creates for
+/// every new connection; it does not run for a reused connection nor for a resumed TLS
+/// session, which is why the installer also turns TLS session caching off on that context, and
+/// why handles using it must not share TLS sessions or connections with other policies.
+struct ccurl_pin_check {
     const unsigned char *sha1_pins;    // count_sha1 × 20 bytes
     size_t count_sha1;
     const unsigned char *sha256_pins;  // count_sha256 × 32 bytes
     size_t count_sha256;
+    unsigned char spki_pins[CCURL_MAX_CALLBACK_SPKI_PINS * 32]; // count_spki × 32 bytes
+    size_t count_spki;
     int verify_chain;                  // 1: OpenSSL chain verification must pass too
     int debug_only;                    // 1: record and accept (the .debug fingerprint)
+    ccurl_pin_report_callback report;  // optional, see above
+    void *report_context;
+    char host[256];                    // the host name, for reports (NUL-terminated)
     // Results, written during the handshake:
     int ran;                           // 1 once the callback ran
     int matched;                       // 1 if a pin matched
+    int chain_ok;                      // 1 if chain verification passed (or was not asked for)
     unsigned char presented_sha1[20];
     unsigned char presented_sha256[32];
     unsigned char presented_spki_sha256[32];
     int has_presented;
-} ccurl_pin_check;
+};
 
 /// Installs the pin check for the next transfer on `handle` (the struct must outlive it).
 CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);

@@ -27,18 +27,44 @@ enum CurlErrorMapping {
             text = "The request timed out: \(curlText)"
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             kind = .pinningFailed
-            text = "The public key of \(host) does not match the pinned one."
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND,
-             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_INVALIDCERTSTATUS,
-             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
-            if let check = pinCheck, check.ran == 1, check.matched == 0, check.has_presented == 1, !publicKeyPinned {
+            text = "The public key of \(host) does not match the pinned one; the connection was closed before the request was sent."
+        case CURLE_PEER_FAILED_VERIFICATION:
+            if let check = pinCheck, isCertificatePinMismatch(check) {
                 kind = .pinningFailed
-                text = "The certificate of \(host) does not match the pinned fingerprints."
+                text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
+            } else {
+                kind = .tlsFailure
+                text = "The certificate of \(host) could not be verified: \(curlText)."
+                if curlText.contains("local issuer") || curlText.contains("self-signed certificate in certificate chain") {
+                    text += " If the server uses a private CA, pass its PEM bundle as Security(trustedRootCertificates:)."
+                }
+            }
+        case CURLE_SSL_CACERT_BADFILE:
+            kind = .tlsFailure
+            text = "The trusted root certificates could not be read: \(curlText)"
+        case CURLE_SSL_CERTPROBLEM:
+            kind = .tlsFailure
+            text = "The client certificate or its key could not be used (check the files and the password): \(curlText)"
+        case CURLE_SSL_CLIENTCERT:
+            kind = .tlsFailure
+            text = "\(host) requires a client certificate (Security(clientCertificate:)) or rejected the one sent: \(curlText)"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED:
+            if let check = pinCheck, isCertificatePinMismatch(check) {
+                kind = .pinningFailed
+                text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
             } else {
                 kind = .tlsFailure
                 text = "TLS with \(host) failed: \(curlText)"
             }
+        case CURLE_RECV_ERROR where isTLSAlert(curlText), CURLE_SEND_ERROR where isTLSAlert(curlText):
+            // TLS 1.3 ends the client's handshake before the server has checked the client
+            // certificate: its refusal arrives as an alert on the first read or write.
+            kind = .tlsFailure
+            text = curlText.lowercased().contains("certificate required")
+                ? "\(host) requires a client certificate (Security(clientCertificate:)): \(curlText)"
+                : "\(host) ended the TLS connection with an alert: \(curlText)"
         case CURLE_FILESIZE_EXCEEDED:
             kind = .responseTooLarge
             text = "The response is larger than the session allows: \(curlText)"
@@ -66,15 +92,22 @@ enum CurlErrorMapping {
         return HTTPTransportError(code: kind, message: text, url: url, curlCode: Int(code.rawValue), curlMessage: message)
     }
 
+    /// The pin callback ran, the chain verified (or was not asked to), and no pin matched.
+    static func isCertificatePinMismatch(_ check: ccurl_pin_check) -> Bool {
+        check.ran == 1 && check.has_presented == 1 && check.chain_ok == 1 && check.matched == 0 && check.debug_only == 0
+    }
+
+    /// A TLS alert (e.g. "tlsv13 alert certificate required") in an OpenSSL read/write error.
+    static func isTLSAlert(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.contains("ssl") && lowered.contains(" alert ")
+    }
+
     static func presentedFingerprints(_ check: ccurl_pin_check) -> String {
-        var copy = check
-        let sha1 = withUnsafeBytes(of: &copy.presented_sha1) { Array($0) }
-        let sha256 = withUnsafeBytes(of: &copy.presented_sha256) { Array($0) }
-        let spki = withUnsafeBytes(of: &copy.presented_spki_sha256) { Array($0) }
-        return "sha1 \(hex(sha1)), sha256 \(hex(sha256)), publicKey sha256//\(Data(spki).base64EncodedString())"
+        SecurityReporter.Presented(check)?.summary ?? "nothing"
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02X", $0) }.joined()
+        SecurityReporter.Presented.hex(bytes)
     }
 }

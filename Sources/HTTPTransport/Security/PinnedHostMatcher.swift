@@ -1,6 +1,8 @@
 import Foundation
 
-/// What the TLS layer must check for one host, decided from the `Security` entries.
+/// What the TLS layer must check for one host, decided from the `Security` entries. When a
+/// host has pins, the connection is accepted if any one of them matches (several pins allow
+/// rotation); CA and host-name verification apply as well unless `disableVerification`.
 struct HostTrustPolicy: Sendable, Hashable {
     var sha1Pins: [[UInt8]] = []
     var sha256Pins: [[UInt8]] = []
@@ -15,26 +17,37 @@ struct HostTrustPolicy: Sendable, Hashable {
     var isStandard: Bool { self == HostTrustPolicy() }
 }
 
-/// Finds the entries that apply to a host: the most specific matching pattern wins (an exact
-/// host over its parent domains, a longer domain over a shorter one); entries with that same
-/// pattern combine (several pins for rotation).
+/// Finds the entries that apply to a host (case-insensitive): `example.com` covers itself and
+/// its subdomains at label boundaries (not `badexample.com`), `*.example.com` covers one label
+/// below, an IP address only itself. The most specific matching pattern wins (the exact host,
+/// then a `*.` wildcard, then the longest parent domain); entries with that same pattern
+/// combine (several pins for rotation).
 struct PinnedHostMatcher: Sendable {
+    /// Public-key pins the handshake callback holds when a host mixes them with
+    /// certificate-digest pins (see `CCURL_MAX_CALLBACK_SPKI_PINS`).
+    static let maxCallbackPublicKeyPins = 16
+
     private let entries: [(pattern: String, fingerprint: TrustPolicyManager.Certificate.Fingerprint)]
 
     init(certificates: [TrustPolicyManager.Certificate]) {
         entries = certificates.map { (Self.normalize($0.host), $0.fingerprint) }
     }
 
-    private static func normalize(_ host: String) -> String {
+    /// Lower-cased, without surrounding spaces, a trailing dot, IPv6 brackets, or the leading
+    /// dot of the `.example.com` spelling (which means the same as `example.com`).
+    static func normalize(_ host: String) -> String {
         var host = host.trimmingCharacters(in: .whitespaces).lowercased()
         if host.hasSuffix(".") { host.removeLast() }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasPrefix(".") && !host.hasPrefix("..") { host.removeFirst() }
         return host
     }
 
     /// How specific `pattern` is for `host`, or `nil` when it does not apply.
+    /// Both are normalized. An IP address matches only itself: no subdomains, no wildcards.
     static func specificity(of pattern: String, for host: String) -> Int? {
-        guard !pattern.isEmpty else { return nil }
+        guard !pattern.isEmpty, !host.isEmpty else { return nil }
+        if isIPAddress(host) { return host == pattern ? pattern.count * 2 + 1 : nil }
         if pattern.hasPrefix("*.") {
             let parent = String(pattern.dropFirst(2))
             guard host.hasSuffix("." + parent) else { return nil }
@@ -45,6 +58,14 @@ struct PinnedHostMatcher: Sendable {
         if host == pattern { return pattern.count * 2 + 1 }
         if host.hasSuffix("." + pattern) { return pattern.count * 2 }
         return nil
+    }
+
+    /// An IPv4 or IPv6 address literal (without brackets).
+    static func isIPAddress(_ host: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return host.withCString { text in
+            inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1
+        }
     }
 
     func policy(for rawHost: String) -> HostTrustPolicy {
@@ -80,30 +101,55 @@ struct PinnedHostMatcher: Sendable {
             case .disable: policy.disableVerification = true
             }
         }
+        if policy.hasCertificatePins && policy.publicKeyPins.count > Self.maxCallbackPublicKeyPins {
+            policy.invalidPin = "more than \(Self.maxCallbackPublicKeyPins) publicKey fingerprints together with sha1/sha256 ones"
+        }
         return policy
     }
 
-    /// Hex digits with optional spaces and colons, any case.
+    /// Hex digits with optional spaces and colons, any case; anything else is invalid.
     static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != " " && $0 != ":" }
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
         var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
+        var high: UInt8?
+        for character in text.utf8 {
+            let nibble: UInt8
+            switch character {
+            case UInt8(ascii: " "), UInt8(ascii: ":"): continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
+        guard high == nil, !bytes.isEmpty else { return nil }
         return bytes
     }
 
-    /// A SHA-256 SPKI pin in any accepted form, as base64.
+    /// A SHA-256 SPKI pin in any accepted form (hex, base64 with or without padding, or
+    /// curl's `sha256//base64`), as padded base64.
     static func publicKeyBase64(_ text: String) -> String? {
         var value = text.trimmingCharacters(in: .whitespaces)
         if value.lowercased().hasPrefix("sha256//") { value = String(value.dropFirst(8)) }
         if let bytes = hexBytes(value), bytes.count == 32 { return Data(bytes).base64EncodedString() }
+        guard !value.isEmpty, value.utf8.allSatisfy({ Self.isBase64($0) }) else { return nil }
+        if value.utf8.count % 4 != 0 { value += String(repeating: "=", count: 4 - value.utf8.count % 4) }
         if let data = Data(base64Encoded: value), data.count == 32 { return data.base64EncodedString() }
         return nil
+    }
+
+    private static func isBase64(_ character: UInt8) -> Bool {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The TLS policy of a `Session`: certificate pins per host, an optional private root bundle,
 /// and an optional client certificate. Normal CA and host-name verification always apply,
@@ -21,19 +22,33 @@ public struct Security: Sendable {
     /// No pins; full CA and host-name verification against the system roots.
     public static let noEvaluation = Security()
 
-    /// A policy with the given pins and, optionally, a private root bundle and client certificate.
+    /// The label of the logger that reports `.debug` fingerprints and `.disable` warnings
+    /// unless a logger is given.
+    public static let loggerLabel = "HTTPTransport.Security"
+
+    /// A policy with the given pins and, optionally, a private root bundle, a client
+    /// certificate, and the logger for `.debug` fingerprints and `.disable` warnings
+    /// (default: a swift-log logger labelled `HTTPTransport.Security`).
     public init(
         certificates: [TrustPolicyManager.Certificate] = [],
         trustedRootCertificates: URL? = nil,
-        clientCertificate: ClientCertificate? = nil
+        clientCertificate: ClientCertificate? = nil,
+        logger: Logger? = nil
     ) {
         self.certificates = certificates
         self.trustedRootCertificates = trustedRootCertificates
         self.clientCertificate = clientCertificate
         self.matcher = PinnedHostMatcher(certificates: certificates)
+        self.reporter = SecurityReporter(logger: logger ?? Logger(label: Self.loggerLabel))
     }
 
+    /// Where `.debug` fingerprints and `.disable` warnings are logged.
+    public var logger: Logger { reporter.logger }
+
     let matcher: PinnedHostMatcher
+    /// Lives as long as the policy (and so as long as the engine using it): handshake
+    /// callbacks refer to it without retaining it.
+    let reporter: SecurityReporter
 
     /// `true` when some host is pinned by whole-certificate digest (or `.debug`): such pins are
     /// checked by a handshake callback that TLS session resumption would skip.
