@@ -12,7 +12,6 @@ final class CurlEngine: HTTPEngine {
     private let pool: HandlePool
     private let share: CurlShare?
     let disabledHostsWarned = Locked<Set<String>>([])
-    let logger = Logger(label: "HTTPTransport.Security")
 
     init(security: Security, configuration: Session.Configuration) {
         ccurl_global_init()
@@ -63,22 +62,43 @@ final class CurlEngine: HTTPEngine {
             return RawResponse(request: request, error: HTTPTransportError(code: .other, message: "\(error)", url: url))
         }
 
-        let code = curl_easy_perform(handle.curl)
+        let code: CURLcode
+        if let cancellation = control.cancellation {
+            code = CancellableTransfer.perform(handle, cancellation: cancellation, state: state)
+        } else {
+            code = curl_easy_perform(handle.curl)
+        }
         let metrics = collectMetrics(handle)
 
         var response = RawResponse(request: request, metrics: metrics)
         response.statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
         response.headers = state.headers
-        if code == CURLE_OK {
+        if code == CURLE_OK && state.storedError == nil {
             guard state.headersComplete else {
+                state.download?.abandon()
                 response.error = HTTPTransportError(
                     code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
                     url: url, httpStatusCode: response.statusCode, responseHeaders: state.headers)
                 return response
             }
+            if control.progress != nil {
+                _ = state.progress(downloadTotal: metrics.bytesReceived, downloadNow: metrics.bytesReceived,
+                                   uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)
+            }
+            if let download = state.download, download.isWritingBody {
+                if let problem = download.commit() {
+                    response.error = HTTPTransportError(code: .fileIO, message: problem, url: url,
+                                                        httpStatusCode: response.statusCode, responseHeaders: state.headers)
+                    return response
+                }
+                response.fileURL = download.destination
+                return response
+            }
+            state.download?.abandon()
             response.data = state.body
             return response
         }
+        state.download?.abandon()
         if let stored = state.storedError {
             response.error = stored
         } else {
@@ -107,7 +127,9 @@ final class CurlEngine: HTTPEngine {
         try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         try handle.set(CURLOPT_CONNECTTIMEOUT_MS,
                        min(timeoutMilliseconds, max(1, Int(configuration.connectTimeout * 1000))))
-        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maxResponseSize)
+        if request.download == nil {
+            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maxResponseSize)
+        }
         if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
 
         // Callbacks
@@ -120,6 +142,11 @@ final class CurlEngine: HTTPEngine {
 
         // Headers
         var headers = request.headers
+        if let download = request.download {
+            let file = DownloadFile(download)
+            try file.prepare(headers: &headers, url: request.url.absoluteString)
+            state.download = file
+        }
         if !headers.contains("User-Agent") { headers.add("User-Agent", configuration.userAgent) }
         if !headers.contains("Expect") { headers.add("Expect", "") }
         for field in headers {
@@ -138,7 +165,6 @@ final class CurlEngine: HTTPEngine {
 
         try configureMethodAndBody(handle, request: request, state: state, resources: resources)
         try configureTLS(handle, request: request, resources: resources, policy: policy)
-        try configureDownload(request: request, state: state, resources: resources)
     }
 
     private func configureMethodAndBody(_ handle: EasyHandle, request: RawRequest, state: TransferState,
@@ -184,10 +210,6 @@ final class CurlEngine: HTTPEngine {
         try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
         try handle.check(ccurl_set_read_callback(handle.curl, curlReadCallback, state.opaque), CURLOPT_READFUNCTION)
         try handle.check(ccurl_set_seek_callback(handle.curl, curlSeekCallback, state.opaque), CURLOPT_SEEKFUNCTION)
-    }
-
-    private func configureDownload(request: RawRequest, state: TransferState, resources: TransferResources) throws {
-        // Downloads to file are prepared by `DownloadFile` (see Engine/DownloadFile.swift).
     }
 
     private func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {

@@ -9,6 +9,8 @@ final class EasyHandle: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the handle last went back to the pool (for idle trimming).
     var idleSince: ContinuousClock.Instant = .now
+    /// The multi handle used for cancellable transfers, made on first use.
+    private var multiHandle: UnsafeMutableRawPointer?
 
     init?() {
         ccurl_global_init()
@@ -19,6 +21,7 @@ final class EasyHandle: @unchecked Sendable {
     }
 
     deinit {
+        if let multiHandle { curl_multi_cleanup(multiHandle) }
         curl_easy_cleanup(curl)
         errorBuffer.deallocate()
     }
@@ -29,6 +32,12 @@ final class EasyHandle: @unchecked Sendable {
         curl_easy_reset(curl)
         errorBuffer[0] = 0
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// This handle's multi handle (its connections live there while it is in use).
+    func multi() -> UnsafeMutableRawPointer? {
+        if multiHandle == nil { multiHandle = curl_multi_init() }
+        return multiHandle
     }
 
     /// libcurl's error-buffer text of the last transfer, if any.

@@ -23,7 +23,8 @@ final class TransferState {
     var storedError: HTTPTransportError?
 
     // Download to file
-    var downloadFile: Int32 = -1
+    var download: DownloadFile?
+    private var lastProgressReport: ContinuousClock.Instant?
 
     // Upload source
     var uploadData: Data?
@@ -53,6 +54,11 @@ final class TransferState {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else {
             headersComplete = statusCode != nil
+            if headersComplete, let status = statusCode, status >= 200, let download,
+               let problem = download.beginBody(status: status, headers: headers) {
+                storedError = HTTPTransportError(code: .badResponse, message: problem, url: requestURL,
+                                                 httpStatusCode: HTTPStatusCode(rawValue: status), responseHeaders: headers)
+            }
             return
         }
         let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
@@ -76,7 +82,7 @@ final class TransferState {
         let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         headers.add(name, value)
-        if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), downloadFile < 0,
+        if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), download == nil,
            length <= maxResponseSize, length > 0 {
             body.reserveCapacity(Int(min(length, 64 * 1024 * 1024)))
         }
@@ -86,7 +92,15 @@ final class TransferState {
 
     /// Returns the number of bytes taken; anything else makes libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if storedError != nil { return 0 }
         receivedBytes += Int64(bytes.count)
+        if let download, download.isWritingBody {
+            if let problem = download.write(bytes) {
+                storedError = HTTPTransportError(code: .fileIO, message: problem, url: requestURL)
+                return 0
+            }
+            return bytes.count
+        }
         if receivedBytes > maxResponseSize {
             storedError = HTTPTransportError(
                 code: .responseTooLarge,
@@ -94,22 +108,7 @@ final class TransferState {
                 url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
             return 0
         }
-        if downloadFile >= 0 {
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(downloadFile, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let reason = String(cString: strerror(errno))
-                    storedError = HTTPTransportError(code: .fileIO, message: "Writing the download failed: \(reason)",
-                                                     url: requestURL)
-                    return 0
-                }
-                offset += written
-            }
-        } else {
-            body.append(contentsOf: bytes)
-        }
+        body.append(contentsOf: bytes)
         return bytes.count
     }
 
@@ -153,12 +152,16 @@ final class TransferState {
 
     // MARK: Progress
 
-    func progress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64) -> Bool {
+    func progress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64, final: Bool = false) -> Bool {
         if let cancellation = control.cancellation, cancellation.isCancelled {
             storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: requestURL)
             return false
         }
         if let progress = control.progress {
+            // Throttled: at most every 100 ms, plus a last report when the transfer is done.
+            let now = ContinuousClock.now
+            if !final, let last = lastProgressReport, now - last < .milliseconds(100) { return true }
+            lastProgressReport = now
             let report = TransferProgress(
                 bytesSent: uploadNow, totalBytesToSend: uploadTotal > 0 ? uploadTotal : nil,
                 bytesReceived: downloadNow, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)

@@ -52,7 +52,10 @@ public struct HTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor]
     public var session: Session?
     public var timeout: TimeInterval
+    /// Where the response body goes when it should be written to a file (see `downloading(to:)`).
     public var download: Download?
+    /// A file sent as the raw request body, streamed from disk (see `uploading(file:contentType:)`).
+    public var bodyFile: URL?
 
     /// A request, optionally built on `base` (see the type's documentation for the rules).
     public init(
@@ -75,13 +78,25 @@ public struct HTTPRequest: HTTPRequestEnvelope {
         self.session = session ?? base?.session
         self.timeout = timeout ?? base?.timeout ?? Self.defaultTimeout
         self.download = nil
+        self.bodyFile = nil
     }
 
     /// Resolves the request into the wire form: endpoint parsed, parameters merged and encoded.
     public func resolve() throws(HTTPTransportError) -> RawRequest {
-        var raw = try RequestResolver.resolve(self, bodyRule: .parameters)
+        var raw = try RequestResolver.resolve(self, bodyRule: bodyFile.map(RequestResolver.BodyRule.file) ?? .parameters)
         raw.download = download
         return raw
+    }
+
+    /// A copy that sends the file as its raw body, streamed from disk (e.g. a `PUT` of a file).
+    /// Body parameter sets are then ignored; `.url` sets still go to the query.
+    public func uploading(file: URL, contentType: String = "application/octet-stream") -> HTTPRequest {
+        var copy = self
+        copy.bodyFile = file
+        if !copy.headers.keys.contains(where: { $0.caseInsensitiveEquals("Content-Type") }) {
+            copy.headers["Content-Type"] = contentType
+        }
+        return copy
     }
 
     /// A copy whose response body is written to `destination` (atomically, see `Download`).

@@ -11,6 +11,8 @@ enum RequestResolver {
         case data(Data)
         /// `FileUploadHTTPRequest`: the file part, then `.propertyList`/`.form` values as fields.
         case multipart(FileMultipart)
+        /// `HTTPRequest.uploading(file:)`: the file streamed as the raw body.
+        case file(URL)
     }
 
     static func resolve(_ request: some HTTPRequestEnvelope, bodyRule: BodyRule) throws(HTTPTransportError) -> RawRequest {
@@ -55,6 +57,13 @@ enum RequestResolver {
             }
         case .data(let data):
             body = .data(data)
+            setDefault(&headers, "Content-Type", "application/octet-stream")
+        case .file(let fileURL):
+            guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
+                throw HTTPTransportError(code: .fileIO, message: "Cannot read the file to upload: \(fileURL.path)",
+                                         url: finalURL.absoluteString)
+            }
+            body = .file(fileURL)
             setDefault(&headers, "Content-Type", "application/octet-stream")
         case .multipart(let file):
             if let fileURL = file.fileURL, !FileManager.default.isReadableFile(atPath: fileURL.path) {

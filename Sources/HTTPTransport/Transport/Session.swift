@@ -77,12 +77,32 @@ public struct TransferProgress: Sendable, Hashable {
 /// Cancels a send from another thread: `cancel()` makes the send return `.cancelled` promptly.
 public final class CancellationHandle: Sendable {
     private let flag = AtomicFlag()
+    private let wakers = Locked<(next: Int, actions: [Int: @Sendable () -> Void])>((0, [:]))
 
     /// A handle that has not been cancelled.
     public init() {}
 
-    /// Requests cancellation of the sends that use this handle.
-    public func cancel() { flag.set() }
+    /// Requests cancellation of the sends that use this handle; running transfers stop promptly.
+    public func cancel() {
+        flag.set()
+        // Wake while holding the lock, so a waker is never called after its removal returned.
+        wakers.withLock { state in
+            for action in state.actions.values { action() }
+        }
+    }
+
+    /// Registers an action run by `cancel()` (the engine wakes its poll with it).
+    func addWaker(_ action: @escaping @Sendable () -> Void) -> Int {
+        wakers.withLock { state in
+            state.next += 1
+            state.actions[state.next] = action
+            return state.next
+        }
+    }
+
+    func removeWaker(_ token: Int) {
+        wakers.withLock { state in _ = state.actions.removeValue(forKey: token) }
+    }
 
     /// `true` once `cancel()` was called.
     public var isCancelled: Bool { flag.isSet }
