@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source ../scripts/setup.sh
 swift build -c release --product ReuseSoak >/dev/null
-exec 3< <(sleep 600)  # the server exits when this pipe closes
+exec 3< <(exec sleep 600 2>/dev/null)  # the server exits when this pipe closes
 server_out=$(mktemp)
 python3 ../Tests/Server/server.py <&3 >"$server_out" &
 server_pid=$!
