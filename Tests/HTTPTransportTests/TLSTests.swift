@@ -55,7 +55,7 @@ final class TLSTests: XCTestCase {
     // MARK: .disable
 
     func testDisableAcceptsSelfSignedAndExpiredOnlyForItsHost() throws {
-        let logs = TLSLogCapture()
+        let logs = LogCapture(label: "HTTPTransport.Security")
         let security = Security(certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable)],
                                 trustedRootCertificates: ca, logger: logs.logger)
         let transport = HTTPTransport(security: security)
@@ -77,7 +77,7 @@ final class TLSTests: XCTestCase {
     func testDisableDoesNotLeakIntoOtherSessions() throws {
         let disabled = HTTPTransport(security: Security(
             certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable)],
-            logger: TLSLogCapture().logger))
+            logger: LogCapture(label: "HTTPTransport.Security").logger))
         XCTAssertEqual(try sendOK(disabled, request("https_selfsigned")).httpStatus, .ok)
         try assertRejected(caSecurity(), listener: "https_selfsigned", as: .tlsFailure)
     }
@@ -87,19 +87,19 @@ final class TLSTests: XCTestCase {
         let right = Security(certificates: [
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable),
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .sha256(fingerprint: selfSigned.sha256)),
-        ], logger: TLSLogCapture().logger)
+        ], logger: LogCapture(label: "HTTPTransport.Security").logger)
         XCTAssertEqual(try sendOK(HTTPTransport(security: right), request("https_selfsigned")).httpStatus, .ok)
 
         let wrong = Security(certificates: [
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable),
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .sha256(fingerprint: try fingerprints("leaf").sha256)),
-        ], logger: TLSLogCapture().logger)
+        ], logger: LogCapture(label: "HTTPTransport.Security").logger)
         try assertRejected(wrong, listener: "https_selfsigned", as: .pinningFailed, containing: [selfSigned.sha256])
 
         let wrongKey = Security(certificates: [
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable),
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .publicKey(fingerprint: try fingerprints("leaf").spkiBase64)),
-        ], logger: TLSLogCapture().logger)
+        ], logger: LogCapture(label: "HTTPTransport.Security").logger)
         try assertRejected(wrongKey, listener: "https_selfsigned", as: .pinningFailed)
     }
 
@@ -244,7 +244,7 @@ final class TLSTests: XCTestCase {
 
     func testDebugLogsThePresentedFingerprintsAndAccepts() throws {
         let leaf = try fingerprints("leaf")
-        let logs = TLSLogCapture()
+        let logs = LogCapture(label: "HTTPTransport.Security")
         let security = Security(certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .debug)],
                                 trustedRootCertificates: ca, logger: logs.logger)
         let transport = HTTPTransport(security: security)
@@ -267,7 +267,7 @@ final class TLSTests: XCTestCase {
 
     func testDebugAcceptsDespiteWrongPinsButNotDespiteCAVerification() throws {
         let wrong = try fingerprints("expired")
-        let logs = TLSLogCapture()
+        let logs = LogCapture(label: "HTTPTransport.Security")
         let security = Security(certificates: [
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .debug),
             TrustPolicyManager.Certificate(host: "localhost", fingerprint: .sha256(fingerprint: wrong.sha256)),
@@ -283,7 +283,7 @@ final class TLSTests: XCTestCase {
     }
 
     func testDebugLogsOnEveryNewConnection() throws {
-        let logs = TLSLogCapture()
+        let logs = LogCapture(label: "HTTPTransport.Security")
         let security = Security(certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .debug)],
                                 trustedRootCertificates: ca, logger: logs.logger)
         let first = try sendOK(HTTPTransport(security: security), request("https"))
@@ -294,7 +294,7 @@ final class TLSTests: XCTestCase {
     }
 
     func testDebugRunsOnEveryHandshakeBecauseNothingIsResumed() throws {
-        let logs = TLSLogCapture()
+        let logs = LogCapture(label: "HTTPTransport.Security")
         let security = Security(certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .debug)],
                                 trustedRootCertificates: ca, logger: logs.logger)
         let transport = HTTPTransport(security: security)
@@ -347,7 +347,7 @@ final class TLSTests: XCTestCase {
         // An unpinned session never reuses a `.disable` one's connection either.
         let disabled = HTTPTransport(security: Security(
             certificates: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .disable)],
-            logger: TLSLogCapture().logger))
+            logger: LogCapture(label: "HTTPTransport.Security").logger))
         XCTAssertEqual(try sendOK(disabled, request("https")).httpStatus, .ok)
         try assertRejected(Security.noEvaluation, listener: "https", as: .tlsFailure)
     }
@@ -520,43 +520,4 @@ private final class TLSOutcomes: @unchecked Sendable {
     func add(_ value: String) { lock.withLock { values.append(value) } }
     func count(_ value: String) -> Int { lock.withLock { values.filter { $0 == value }.count } }
     var all: [String] { lock.withLock { values } }
-}
-
-/// An in-memory swift-log handler, injected through `Security(logger:)` (never through
-/// `LoggingSystem.bootstrap`).
-final class TLSLogCapture: @unchecked Sendable {
-    struct Record: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
-    }
-
-    private let lock = NSLock()
-    private var stored: [Record] = []
-
-    var records: [Record] { lock.withLock { stored } }
-
-    var logger: Logger {
-        Logger(label: "HTTPTransport.Security") { _ in CapturingLogHandler(logs: self) }
-    }
-
-    fileprivate func append(_ record: Record) { lock.withLock { stored.append(record) } }
-}
-
-private struct CapturingLogHandler: LogHandler {
-    let logs: TLSLogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged = metadata
-        for (key, value) in event.metadata ?? [:] { merged[key] = value }
-        logs.append(TLSLogCapture.Record(level: event.level, message: event.message.description,
-                                        metadata: merged.mapValues { "\($0)" }))
-    }
 }

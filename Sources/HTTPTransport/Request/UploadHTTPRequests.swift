@@ -3,16 +3,16 @@ import Foundation
 /// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
 /// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
 public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
-    public var httpMethod: HTTPRequest.HTTPMethod
-    public var endpoint: String
-    public var headers: [String: String]
-    public var parameters: [HTTPRequestParameters]
-    public var requestInterceptors: [any HTTPRequestInterceptor]
-    public var responseInterceptors: [any HTTPResponseInterceptor]
+    public var httpMethod: HTTPRequest.HTTPMethod = .post
+    public var endpoint = ""
+    public var headers: [String: String] = [:]
+    public var parameters: [HTTPRequestParameters] = []
+    public var requestInterceptors: [any HTTPRequestInterceptor] = []
+    public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
-    public var timeout: TimeInterval
+    public var timeout = HTTPRequest.defaultTimeout
     /// The body.
-    public var data: Data
+    public var data = Data()
 
     /// A data upload, optionally built on `base` (same rules as `HTTPRequest`).
     public init(
@@ -27,19 +27,11 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
         timeout: TimeInterval? = nil,
         base: HTTPRequest? = nil
     ) {
-        let request = HTTPRequest(
+        self.data = data
+        adopt(HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base)
-        self.httpMethod = request.httpMethod
-        self.endpoint = request.endpoint
-        self.headers = request.headers
-        self.parameters = request.parameters
-        self.requestInterceptors = request.requestInterceptors
-        self.responseInterceptors = request.responseInterceptors
-        self.session = request.session
-        self.timeout = request.timeout
-        self.data = data
+            session: session, timeout: timeout, base: base))
     }
 
     public func resolve() throws(HTTPTransportError) -> RawRequest {
@@ -51,14 +43,14 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
 /// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
 /// extra form fields after the file, `.json` sets are ignored.
 public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
-    public var httpMethod: HTTPRequest.HTTPMethod
-    public var endpoint: String
-    public var headers: [String: String]
-    public var parameters: [HTTPRequestParameters]
-    public var requestInterceptors: [any HTTPRequestInterceptor]
-    public var responseInterceptors: [any HTTPResponseInterceptor]
+    public var httpMethod: HTTPRequest.HTTPMethod = .post
+    public var endpoint = ""
+    public var headers: [String: String] = [:]
+    public var parameters: [HTTPRequestParameters] = []
+    public var requestInterceptors: [any HTTPRequestInterceptor] = []
+    public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
-    public var timeout: TimeInterval
+    public var timeout = HTTPRequest.defaultTimeout
     /// The file part.
     public var fileMultipart: FileMultipart
 
@@ -75,19 +67,11 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
         timeout: TimeInterval? = nil,
         base: HTTPRequest? = nil
     ) {
-        let request = HTTPRequest(
+        self.fileMultipart = fileMultipart
+        adopt(HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base)
-        self.httpMethod = request.httpMethod
-        self.endpoint = request.endpoint
-        self.headers = request.headers
-        self.parameters = request.parameters
-        self.requestInterceptors = request.requestInterceptors
-        self.responseInterceptors = request.responseInterceptors
-        self.session = request.session
-        self.timeout = request.timeout
-        self.fileMultipart = fileMultipart
+            session: session, timeout: timeout, base: base))
     }
 
     public func resolve() throws(HTTPTransportError) -> RawRequest {
@@ -130,5 +114,19 @@ public struct FileMultipart: Sendable, Hashable {
     var multipartPart: MultipartPart {
         let content: MultipartPart.Content = fileURL.map(MultipartPart.Content.file) ?? .data(data ?? Data())
         return MultipartPart(name: partName, content: content, fileName: fileName, mimeType: mimeType)
+    }
+}
+
+extension HTTPRequestEnvelope {
+    /// Takes every shared field from `request` (how the upload types apply the base-request rules).
+    mutating func adopt(_ request: HTTPRequest) {
+        httpMethod = request.httpMethod
+        endpoint = request.endpoint
+        headers = request.headers
+        parameters = request.parameters
+        requestInterceptors = request.requestInterceptors
+        responseInterceptors = request.responseInterceptors
+        session = request.session
+        timeout = request.timeout
     }
 }
