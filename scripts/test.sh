@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# The tests talk to servers on 127.0.0.1 only: never through a proxy from the environment.
+export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
 
 build_log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$build_log"
