@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import Synchronization
 import XCTest
 
 /// The local test server (Tests/Server/server.py), started once per test run on 127.0.0.1 with
@@ -30,6 +31,14 @@ final class TestServer: @unchecked Sendable {
         let makeCerts = Process()
         makeCerts.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         makeCerts.arguments = ["python3", serverDirectory.appendingPathComponent("make_certs.py").path, certificates.path]
+        let certificatesPath = certificates.path
+        TestServer.certificatesToRemove.withLock { $0 = certificatesPath }
+        atexit {
+            // The generated certificates go with the test process.
+            if let path = TestServer.certificatesToRemove.withLock({ $0 }) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
         try makeCerts.run()
         makeCerts.waitUntilExit()
         guard makeCerts.terminationStatus == 0 else { throw ServerError("make_certs.py failed") }
@@ -55,6 +64,8 @@ final class TestServer: @unchecked Sendable {
         }
         ports = map
     }
+
+    private static let certificatesToRemove = Mutex<String?>(nil)
 
     struct ServerError: Error, CustomStringConvertible {
         let description: String
