@@ -173,3 +173,38 @@ final class ParameterMergeTests: XCTestCase {
         XCTAssertEqual(set.parameters.count, 1)
     }
 }
+
+/// Interceptor order: the request's own (however added), then its base's, then the transport's.
+final class InterceptorOrderTests: XCTestCase {
+    func testOwnInterceptorsRunBeforeTheBaseAndTheTransport() throws {
+        let order = Counter()
+        func mark(_ name: String) -> ClosureRequestInterceptor {
+            ClosureRequestInterceptor { request in
+                order.add(name)
+                return request
+            }
+        }
+        func markResponse(_ name: String) -> ClosureResponseInterceptor {
+            ClosureResponseInterceptor { response in
+                order.add(name)
+                return response
+            }
+        }
+        let base = HTTPRequest(endpoint: server.http).with(interceptors: [mark("base")]).with(interceptors: [markResponse("base-response")])
+        let request = HTTPRequest(endpoint: "/json", requestInterceptors: [mark("init")], base: base)
+            .with(interceptors: [mark("added")])
+            .with(interceptors: [markResponse("own-response")])
+        let transport = HTTPTransport(requestInterceptors: [mark("transport")], responseInterceptors: [markResponse("transport-response")])
+        _ = try sendOK(transport, request)
+        XCTAssertEqual(order.values, ["init", "added", "base", "transport", "own-response", "base-response", "transport-response"])
+    }
+
+    func testThrownErrorIsKeptAsTheUnderlyingError() {
+        struct Denied: Error, Equatable { let reason: String }
+        let request = HTTPRequest(endpoint: server.http + "/json")
+            .with(interceptors: [ClosureRequestInterceptor { _ in throw Denied(reason: "no") }])
+        let error = HTTPTransport().send(request: request).error
+        XCTAssertEqual(error?.code, .interceptorFailed)
+        XCTAssertEqual(error?.underlyingError as? Denied, Denied(reason: "no"))
+    }
+}

@@ -52,6 +52,7 @@ public struct HTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor]
     public var session: Session?
     public var timeout: TimeInterval
+    public var baseInterceptorCounts: BaseInterceptorCounts
     /// Where the response body goes when it should be written to a file (see `downloading(to:)`).
     public var download: Download?
     /// A file sent as the raw request body, streamed from disk (see `uploading(file:contentType:)`).
@@ -77,6 +78,8 @@ public struct HTTPRequest: HTTPRequestEnvelope {
         self.responseInterceptors = responseInterceptors + (base?.responseInterceptors ?? [])
         self.session = session ?? base?.session
         self.timeout = timeout ?? base?.timeout ?? Self.defaultTimeout
+        self.baseInterceptorCounts = BaseInterceptorCounts(request: base?.requestInterceptors.count ?? 0,
+                                                           response: base?.responseInterceptors.count ?? 0)
         self.download = nil
         self.bodyFile = nil
     }

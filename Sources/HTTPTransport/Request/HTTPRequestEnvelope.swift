@@ -19,9 +19,26 @@ public protocol HTTPRequestEnvelope: Sendable {
     var session: Session? { get set }
     /// Seconds the whole exchange may take (default 30).
     var timeout: TimeInterval { get set }
+    /// How many of the interceptors at the end of each list came from a base request; the
+    /// request's own interceptors (including those added by `with(interceptors:)`) run before them.
+    var baseInterceptorCounts: BaseInterceptorCounts { get set }
 
     /// The wire form of the request.
     func resolve() throws(HTTPTransportError) -> RawRequest
+}
+
+/// How many interceptors a request inherited from its base request (see `HTTPRequestEnvelope`).
+public struct BaseInterceptorCounts: Sendable, Hashable {
+    /// Inherited request interceptors, at the end of `requestInterceptors`.
+    public var request: Int
+    /// Inherited response interceptors, at the end of `responseInterceptors`.
+    public var response: Int
+
+    /// Counts of inherited interceptors.
+    public init(request: Int = 0, response: Int = 0) {
+        self.request = request
+        self.response = response
+    }
 }
 
 extension HTTPRequestEnvelope {
@@ -74,17 +91,19 @@ extension HTTPRequestEnvelope {
         return copy
     }
 
-    /// A copy with request interceptors appended to its own.
+    /// A copy with request interceptors appended to its own (which run before its base's).
     public func with(interceptors: [any HTTPRequestInterceptor]) -> Self {
         var copy = self
-        copy.requestInterceptors.append(contentsOf: interceptors)
+        let inherited = min(copy.baseInterceptorCounts.request, copy.requestInterceptors.count)
+        copy.requestInterceptors.insert(contentsOf: interceptors, at: copy.requestInterceptors.count - inherited)
         return copy
     }
 
-    /// A copy with response interceptors appended to its own.
+    /// A copy with response interceptors appended to its own (which run before its base's).
     public func with(interceptors: [any HTTPResponseInterceptor]) -> Self {
         var copy = self
-        copy.responseInterceptors.append(contentsOf: interceptors)
+        let inherited = min(copy.baseInterceptorCounts.response, copy.responseInterceptors.count)
+        copy.responseInterceptors.insert(contentsOf: interceptors, at: copy.responseInterceptors.count - inherited)
         return copy
     }
 

@@ -11,6 +11,7 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
     public var timeout = HTTPRequest.defaultTimeout
+    public var baseInterceptorCounts = BaseInterceptorCounts()
     /// The body.
     public var data = Data()
 
@@ -51,6 +52,7 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
     public var timeout = HTTPRequest.defaultTimeout
+    public var baseInterceptorCounts = BaseInterceptorCounts()
     /// The file part.
     public var fileMultipart: FileMultipart
 
@@ -128,5 +130,6 @@ extension HTTPRequestEnvelope {
         responseInterceptors = request.responseInterceptors
         session = request.session
         timeout = request.timeout
+        baseInterceptorCounts = request.baseInterceptorCounts
     }
 }

@@ -139,7 +139,8 @@ struct SendPipeline {
                 throw HTTPTransportError(
                     code: .interceptorFailed,
                     message: "Request interceptor \(type(of: interceptor)) failed: \(error)",
-                    url: request.url.absoluteString, underlyingError: SendableErrorBox(error))
+                    url: request.url.absoluteString,
+                    underlyingError: error)
             }
         }
         return request
