@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -34,6 +35,25 @@ let package = Package(
             name: "Demo",
             dependencies: ["HTTPTransport", "ExampleServer"],
             path: "Examples/Demo"
+        ),
+        .executableTarget(
+            name: "WorkerDaemon",
+            dependencies: [
+                "HTTPTransport",
+                "ExampleServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/WorkerDaemon"
+        ),
+        .executableTarget(
+            name: "DependentRequests",
+            dependencies: ["HTTPTransport", "ExampleServer"],
+            path: "Examples/DependentRequests"
+        ),
+        .executableTarget(
+            name: "Middleware",
+            dependencies: ["HTTPTransport", "ExampleServer"],
+            path: "Examples/Middleware"
         ),
         .testTarget(
             name: "HTTPTransportTests",

@@ -1,19 +1,37 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A tiny HTTP/1.1 server on 127.0.0.1 for the examples: keep-alive, `Content-Length` bodies,
-/// one thread per connection, routes given as a closure. Not for production; it exists so every
-/// example runs offline against a server it starts itself.
-public final class ExampleServer: @unchecked Sendable {
+/// A tiny HTTP/1.1 server on 127.0.0.1 for the examples: keep-alive, `Content-Length` and
+/// chunked request bodies, `Expect: 100-continue`, one thread per connection, routes given as
+/// a closure. Not for production; it exists so every example runs offline against a server it
+/// starts itself.
+///
+/// ```swift
+/// let server = try ExampleServer { request in
+///     request.path == "/hello" ? .json(["hello": "world"]) : .json(["code": "not_found"], status: 404)
+/// }
+/// defer { server.stop() }
+/// print(server.baseURL)   // http://127.0.0.1:PORT
+/// ```
+public final class ExampleServer: Sendable {
     /// A received request.
     public struct Request: Sendable {
         public let method: String
+        /// The path without the query, e.g. `/node/1`.
         public let path: String
+        /// Query parameters, percent-decoded (`+` read as a space); the last of a repeated name wins.
         public let query: [String: String]
         public let headers: [String: String]  // lower-cased names
         public let body: Data
+
+        /// The path split at `/`, e.g. `["node", "1"]` for `/node/1`.
+        public var pathComponents: [String] { path.split(separator: "/").map(String.init) }
+
+        /// A header's value (the name compares case-insensitively).
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
         /// The body parsed as a JSON object.
         public var json: [String: Any]? {
@@ -47,15 +65,29 @@ public final class ExampleServer: @unchecked Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return Response(status: status, headers: [("Content-Type", "application/json")] + headers, body: data)
         }
+
+        /// A plain-text response.
+        public static func text(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> Response {
+            Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Data(text.utf8))
+        }
+
+        /// A response without a body (e.g. `204 No Content`).
+        public static func empty(status: Int = 204, headers: [(String, String)] = []) -> Response {
+            Response(status: status, headers: headers)
+        }
     }
 
     /// The port the server listens on.
     public let port: Int
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Requests answered so far.
+    public var requestCount: Int { served.load(ordering: .relaxed) }
 
     private let listener: Int32
     private let handler: @Sendable (Request) -> Response
+    private let served = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     public init(handler: @escaping @Sendable (Request) -> Response) throws {
@@ -74,19 +106,34 @@ public final class ExampleServer: @unchecked Sendable {
                 bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
             }
         }
-        guard bound, listen(listener, 128) == 0 else { throw ServerError.socket }
+        guard bound, listen(listener, 128) == 0 else {
+            close(listener)
+            throw ServerError.socket
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
         let thread = Thread { [self] in acceptLoop() }
+        thread.name = "ExampleServer.accept"
         thread.start()
+    }
+
+    /// Stops accepting connections (connections already open are served until they close).
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))  // wakes the blocked accept()
     }
 
     enum ServerError: Error { case socket }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
+            if stopped.load(ordering: .acquiring) {
+                if connection >= 0 { close(connection) }
+                return
+            }
             if connection < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             var yes: Int32 = 1
@@ -97,21 +144,9 @@ public final class ExampleServer: @unchecked Sendable {
 
     private func serve(_ connection: Int32) {
         defer { close(connection) }
-        var buffer = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let separator = Data("\r\n\r\n".utf8)
+        var reader = Reader(connection: connection)
         while true {
-            // Read the head.
-            var headEnd = buffer.range(of: separator)
-            while headEnd == nil {
-                let count = recv(connection, &chunk, chunk.count, 0)
-                if count <= 0 { return }
-                buffer.append(contentsOf: chunk[0..<count])
-                headEnd = buffer.range(of: separator)
-            }
-            guard let end = headEnd else { return }
-            let head = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
-            buffer = Data(buffer[end.upperBound...])
+            guard let head = reader.readHead() else { return }
             var lines = head.components(separatedBy: "\r\n")
             let requestLine = lines.removeFirst().split(separator: " ")
             guard requestLine.count >= 2 else { return }
@@ -120,38 +155,143 @@ public final class ExampleServer: @unchecked Sendable {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
-            let length = Int(headers["content-length"] ?? "0") ?? 0
-            while buffer.count < length {
-                let count = recv(connection, &chunk, chunk.count, 0)
-                if count <= 0 { return }
-                buffer.append(contentsOf: chunk[0..<count])
+            if headers["expect"]?.lowercased() == "100-continue", !write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: connection) {
+                return
             }
-            let body = Data(buffer.prefix(length))
-            buffer = Data(buffer.dropFirst(length))
+            let body: Data
+            if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+                guard let chunked = reader.readChunkedBody() else { return }
+                body = chunked
+            } else {
+                guard let plain = reader.read(count: Int(headers["content-length"] ?? "0") ?? 0) else { return }
+                body = plain
+            }
             let target = String(requestLine[1])
             let pathAndQuery = target.split(separator: "?", maxSplits: 1)
             var query: [String: String] = [:]
             if pathAndQuery.count == 2 {
                 for pair in pathAndQuery[1].split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+                    let parts = pair.split(separator: "=", maxSplits: 1).map { part in
+                        let text = String(part).replacingOccurrences(of: "+", with: " ")
+                        return text.removingPercentEncoding ?? text
+                    }
                     query[parts[0]] = parts.count > 1 ? parts[1] : ""
                 }
             }
-            let request = Request(method: String(requestLine[0]), path: String(pathAndQuery.first ?? ""), query: query,
+            let method = String(requestLine[0])
+            let request = Request(method: method, path: String(pathAndQuery.first ?? ""), query: query,
                                   headers: headers, body: body)
             let response = handler(request)
-            var text = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\n"
+            served.add(1, ordering: .relaxed)
+            var text = "HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))\r\n"
             for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
-            text += "Content-Length: \(response.body.count)\r\n\r\n"
+            let bodyAllowed = response.status != 204 && response.status != 304 && !(100..<200).contains(response.status)
+            if bodyAllowed { text += "Content-Length: \(response.body.count)\r\n" }
+            text += "\r\n"
             var output = Data(text.utf8)
-            if request.method != "HEAD" { output.append(response.body) }
-            var sent = 0
-            while sent < output.count {
-                let count = output.withUnsafeBytes { send(connection, $0.baseAddress.map { $0 + sent }, output.count - sent, Int32(MSG_NOSIGNAL)) }
-                if count <= 0 { return }
-                sent += count
-            }
+            if method != "HEAD", bodyAllowed { output.append(response.body) }
+            guard write(output, to: connection) else { return }
             if headers["connection"]?.lowercased() == "close" { return }
+        }
+    }
+
+    private func write(_ data: Data, to connection: Int32) -> Bool {
+        var sent = 0
+        while sent < data.count {
+            let count = data.withUnsafeBytes {
+                send(connection, $0.baseAddress.map { $0 + sent }, data.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if count <= 0 { return false }
+            sent += count
+        }
+        return true
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 402: "Payment Required"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 409: "Conflict"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: status < 400 ? "OK" : "Error"
+        }
+    }
+
+    /// Buffered reads from one connection.
+    private struct Reader {
+        let connection: Int32
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+
+        init(connection: Int32) { self.connection = connection }
+
+        /// Reads more bytes into the buffer; `false` at the end of the stream.
+        mutating func fill() -> Bool {
+            let count = recv(connection, &chunk, chunk.count, 0)
+            if count <= 0 { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+
+        /// Everything up to the next `separator`, which is consumed too.
+        mutating func read(until separator: Data) -> Data? {
+            while true {
+                if let range = buffer.range(of: separator) {
+                    let result = Data(buffer[buffer.startIndex..<range.lowerBound])
+                    buffer = Data(buffer[range.upperBound...])
+                    return result
+                }
+                guard fill() else { return nil }
+            }
+        }
+
+        /// The request line and headers.
+        mutating func readHead() -> String? {
+            read(until: Data("\r\n\r\n".utf8)).map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// Exactly `count` bytes.
+        mutating func read(count: Int) -> Data? {
+            while buffer.count < count { guard fill() else { return nil } }
+            let result = Data(buffer.prefix(count))
+            buffer = Data(buffer.dropFirst(count))
+            return result
+        }
+
+        /// A `Transfer-Encoding: chunked` body (trailers are read and dropped).
+        mutating func readChunkedBody() -> Data? {
+            var body = Data()
+            let crlf = Data("\r\n".utf8)
+            while true {
+                guard let sizeLine = read(until: crlf) else { return nil }
+                let sizeText = String(decoding: sizeLine, as: UTF8.self).split(separator: ";").first ?? ""
+                guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+                if size == 0 {
+                    // Trailers, up to an empty line.
+                    while let line = read(until: crlf), !line.isEmpty {}
+                    return body
+                }
+                guard let data = read(count: size), read(count: 2) != nil else { return nil }
+                body.append(data)
+            }
         }
     }
 }

@@ -1,0 +1,386 @@
+// WorkerDaemon: background threads take jobs from a queue and call an API through ONE shared
+// HTTPTransport, with request/response logging and a retry policy. It stops by itself after
+// `--jobs` jobs, or cleanly on SIGINT/SIGTERM (in-flight jobs finish and the queue drains; a
+// second signal cancels what is still running), and prints a summary.
+//
+//   swift run WorkerDaemon                         # 200 jobs on 4 threads
+//   swift run WorkerDaemon --jobs 1000 --threads 8 --log-level notice
+//   swift run WorkerDaemon --jobs 0                # until Ctrl-C (SIGINT) or SIGTERM
+//
+// The API is a local server this program starts on 127.0.0.1. It answers some requests with
+// 503 so that the retry policy has work to do: the first attempt of every job whose id ends in
+// 3 (retried once, then done), and every attempt of jobs 17, 67, 117, … (given up after 3).
+import Dispatch
+import ExampleServer
+import Foundation
+import HTTPTransport
+import Logging
+import Synchronization
+
+// MARK: - Options
+
+struct Options {
+    /// Jobs to run; 0 runs until a signal (or `duration`).
+    var jobs = 200
+    /// Worker threads.
+    var threads = 4
+    /// Seconds after which the daemon stops as if signalled; 0: no limit.
+    var duration: Double = 0
+    /// The lowest level logged (`trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`).
+    var logLevel: Logger.Level = .info
+    /// Milliseconds the server works on each job; `nil`: 0.3 to 2.5 ms at random.
+    var workMilliseconds: Int?
+
+    static let usage = """
+        usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
+          --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
+          --threads N         worker threads sharing one transport (default 4)
+          --duration SECONDS  stop as if signalled after this long (default: no limit)
+          --log-level LEVEL   trace, debug, info (default), notice, warning, error
+          --work-ms N         the server's time per job in ms (default: 0.3 to 2.5 at random)
+        """
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(_ name: String) -> String {
+            guard let value = iterator.next() else { fail("\(name) needs a value") }
+            return value
+        }
+        func fail(_ message: String) -> Never {
+            FileHandle.standardError.write(Data("WorkerDaemon: \(message)\n\(usage)\n".utf8))
+            exit(2)
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--jobs":
+                guard let jobs = Int(value(argument)), jobs >= 0 else { fail("--jobs takes a count ≥ 0") }
+                options.jobs = jobs
+            case "--threads":
+                guard let threads = Int(value(argument)), (1...256).contains(threads) else { fail("--threads takes 1…256") }
+                options.threads = threads
+            case "--duration":
+                guard let duration = Double(value(argument)), duration >= 0 else { fail("--duration takes seconds ≥ 0") }
+                options.duration = duration
+            case "--log-level":
+                guard let level = Logger.Level(rawValue: value(argument)) else { fail("unknown log level") }
+                options.logLevel = level
+            case "--work-ms":
+                guard let work = Int(value(argument)), (0...10_000).contains(work) else { fail("--work-ms takes 0…10000") }
+                options.workMilliseconds = work
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default:
+                fail("unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+
+// Every logger (the transport's interceptors included) writes to standard output.
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardOutput(label: label)
+    handler.logLevel = options.logLevel
+    return handler
+}
+let log = Logger(label: "WorkerDaemon")
+
+// MARK: - The API (a local server)
+
+/// Attempts seen per job id, so the server can fail a first attempt and accept the next.
+let attemptsByJob = Mutex<[Int: Int]>([:])
+
+let server = try ExampleServer { request in
+    let parts = request.pathComponents
+    guard request.method == "PUT", parts.count == 3, parts[0] == "api", parts[1] == "results", let id = Int(parts[2]) else {
+        return .json(["error": ["code": "not_found", "message": "No route \(request.method) \(request.path)"]], status: 404)
+    }
+    let attempt = attemptsByJob.withLock { attempts in
+        attempts[id, default: 0] += 1
+        return attempts[id]!
+    }
+    if id % 50 == 17 || (id % 10 == 3 && attempt == 1) {
+        return .json(["error": ["code": "overloaded", "message": "Try again later"]], status: 503)
+    }
+    usleep(options.workMilliseconds.map { UInt32($0) * 1000 } ?? UInt32.random(in: 300...2500))  // some work
+    let body = request.json ?? [:]
+    return .json(["job": id, "stored": true, "worker": body["worker"] ?? "?"], status: 200)
+}
+
+// MARK: - One transport, shared by every worker thread
+
+/// Retries announced by the retry policy.
+let retries = Atomic<Int>(0)
+
+let transport = HTTPTransport(
+    requestInterceptors: [
+        // Logged at debug: run with `--log-level debug` to see each request go out.
+        LogRequestInterceptor(logLevel: .url, level: .debug),
+    ],
+    responseInterceptors: [
+        // One line per response (retried attempts included), with the time and the request id.
+        LogResponseInterceptor(logLevel: .status, level: .info),
+        ClarifyErrorInterceptor(),
+    ],
+    retrier: RetryPolicy(
+        maxAttempts: 3,     // the first attempt and two retries
+        baseDelay: 0.05,    // full jitter: 0…50 ms, then 0…100 ms
+        maxDelay: 1,
+        onRetry: { context, delay in
+            retries.add(1, ordering: .relaxed)
+            log.notice("retrying \(context.request.method.rawValue) \(context.request.url.path) after attempt \(context.attempt) (\(context.error.httpStatusCode.map { "\($0.rawValue)" } ?? "\(context.error.code)")) in \(String(format: "%.0f", delay * 1000)) ms")
+        }
+    )
+)
+
+/// Every request starts from this one: the API's address and the headers all calls share.
+let api = HTTPRequest(endpoint: server.baseURL + "/api", timeout: 10)
+    .with(header: "Accept", value: "application/json")
+    .with(header: "User-Agent", value: "WorkerDaemon/1.0")
+
+// MARK: - The job queue
+
+struct Job: Sendable {
+    let id: Int
+}
+
+/// A bounded FIFO queue: `push` waits while it is full, `pop` waits while it is empty. After
+/// `close()`, `push` refuses and `pop` hands out what is left, then `nil`.
+final class JobQueue: @unchecked Sendable {
+    // @unchecked: every field is read and written under `condition`.
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var closed = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Adds a job, waiting for room; `false` once the queue is closed.
+    func push(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed, jobs.count - head >= capacity { condition.wait() }
+        guard !closed else { return false }
+        jobs.append(job)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next job, waiting for one; `nil` when the queue is closed and empty.
+    func pop() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed, head == jobs.count { condition.wait() }
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head > 1024 { jobs.removeFirst(head); head = 0 }
+        condition.broadcast()
+        return job
+    }
+
+    /// Refuses further jobs; with `discardingQueued`, also drops the ones waiting (returns how many).
+    @discardableResult
+    func close(discardingQueued: Bool = false) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        var dropped = 0
+        if discardingQueued {
+            dropped = jobs.count - head
+            jobs.removeAll()
+            head = 0
+        }
+        condition.broadcast()
+        return dropped
+    }
+
+    /// Jobs waiting.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
+    }
+}
+
+// MARK: - Statistics
+
+final class Stats: Sendable {
+    struct State {
+        var done = 0
+        var failed = 0
+        var cancelled = 0
+        var discarded = 0
+        var reused = 0
+        var latencies: [Double] = []  // milliseconds, every finished job
+        var unexpected: [String] = []
+    }
+
+    let state = Mutex(State())
+
+    func record(_ result: HTTPTransport.Result, milliseconds: Double, job: Job) {
+        state.withLock { state in
+            state.latencies.append(milliseconds)
+            switch result {
+            case .success(let response):
+                state.done += 1
+                if response.metrics.connectionReused { state.reused += 1 }
+            case .failure(let error) where error.code == .cancelled:
+                state.cancelled += 1
+            case .failure(let error):
+                state.failed += 1
+                // The server's deliberate 503s are expected; anything else is a bug.
+                if error.httpStatusCode != .serviceUnavailable || error.responseBodyErrorCode != "overloaded" {
+                    state.unexpected.append("job \(job.id): \(error)")
+                }
+            }
+        }
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))  // nearest rank
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+let stats = Stats()
+
+// MARK: - Stopping
+
+/// Turns signals (and the time limit) into a drain, then an abort.
+final class Stopper: Sendable {
+    let queue: JobQueue
+    let cancellation = CancellationHandle()
+    private let reasons = Mutex<[String]>([])
+
+    init(queue: JobQueue) { self.queue = queue }
+
+    /// The first request drains, the second cancels what is running and drops what is queued.
+    func stop(because reason: String) {
+        let count = reasons.withLock { reasons in
+            reasons.append(reason)
+            return reasons.count
+        }
+        if count == 1 {
+            queue.close()
+            log.notice("\(reason): stopping; in-flight jobs finish and \(queue.count) queued jobs drain (signal again to abort)")
+        } else if count == 2 {
+            let dropped = queue.close(discardingQueued: true)
+            stats.state.withLock { $0.discarded += dropped }
+            cancellation.cancel()
+            log.warning("\(reason) again: cancelling in-flight jobs, dropping \(dropped) queued jobs")
+        }
+    }
+
+    var reason: String? { reasons.withLock { $0.first } }
+}
+
+let queue = JobQueue(capacity: options.threads * 4)
+let stopper = Stopper(queue: queue)
+
+// Signals are handled on a queue of their own, never on the main thread, which waits for the
+// workers below (see Signals.swift).
+let signalQueue = DispatchQueue(label: "WorkerDaemon.signals")
+let signalSources = handleSignals([(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")], on: signalQueue) { name in
+    stopper.stop(because: name)
+}
+if options.duration > 0 {
+    signalQueue.asyncAfter(deadline: .now() + options.duration) { @Sendable in
+        stopper.stop(because: "time limit of \(options.duration) s")
+    }
+}
+
+// MARK: - Threads
+
+let everyone = DispatchGroup()
+let started = ContinuousClock.now
+
+log.notice("""
+    \(options.threads) workers, \(options.jobs == 0 ? "jobs until a signal" : "\(options.jobs) jobs"), \
+    API at \(server.baseURL) (pid \(getpid()))
+    """)
+
+// The producer: feeds the queue (blocking while it is full) until the jobs run out or a stop.
+everyone.enter()
+let producer = Thread {
+    var id = 1
+    while options.jobs == 0 || id <= options.jobs {
+        guard queue.push(Job(id: id)) else { break }
+        id += 1
+    }
+    queue.close()
+    everyone.leave()
+}
+producer.name = "producer"
+producer.start()
+
+for index in 1...options.threads {
+    everyone.enter()
+    let name = "worker-\(index)"
+    let worker = Thread {
+        let control = TransferControl(cancellation: stopper.cancellation)
+        while let job = queue.pop() {
+            let request = HTTPRequest(httpMethod: .put, endpoint: "/results/\(job.id)", base: api)
+                .with(parameters: ["job": job.id, "worker": name], encoding: .json)
+            let begin = ContinuousClock.now
+            let result = transport.send(request: request, control: control)
+            let elapsed = ContinuousClock.now - begin
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            stats.record(result, milliseconds: milliseconds, job: job)
+            if let error = result.error, error.code != .cancelled {
+                log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])
+            }
+        }
+        everyone.leave()
+    }
+    worker.name = name
+    worker.start()
+}
+
+everyone.wait()
+for source in signalSources { source.cancel() }
+let wall = ContinuousClock.now - started
+let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+
+// MARK: - Summary
+
+let final = stats.state.withLock { $0 }
+let sorted = final.latencies.sorted()
+let retried = retries.load(ordering: .relaxed)
+let finished = final.done + final.failed + final.cancelled
+func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+
+print("""
+
+    stopped: \(stopper.reason ?? "all jobs done")
+    summary: \(finished) jobs, done \(final.done), failed \(final.failed), retried \(retried), cancelled \(final.cancelled), \
+    discarded \(final.discarded)
+    latency: p50 \(ms(Stats.percentile(sorted, 50))), p90 \(ms(Stats.percentile(sorted, 90))), \
+    p99 \(ms(Stats.percentile(sorted, 99))), max \(ms(sorted.last ?? 0))
+    throughput: \(String(format: "%.0f", Double(finished) / max(seconds, 0.001))) jobs/s over \(String(format: "%.2f", seconds)) s \
+    on \(options.threads) threads; \(final.reused) of \(final.done) successes reused a pooled connection
+    server: \(server.requestCount) requests received
+    """)
+
+// Sanity checks, so that scripts can trust the exit status.
+var problems = final.unexpected
+if stopper.reason == nil, options.jobs > 0, finished != options.jobs {
+    problems.append("\(finished) jobs finished, \(options.jobs) expected")
+}
+if final.cancelled == 0, server.requestCount != finished + retried {
+    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries")
+}
+server.stop()
+if problems.isEmpty {
+    print("result: ok")
+    exit(0)
+}
+print("result: \(problems.count) unexpected problems")
+for problem in problems.prefix(20) { print("  - \(problem)") }
+exit(1)

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Builds and runs every example program (Demo, DependentRequests, Middleware, WorkerDaemon) with
+# bounded arguments, and checks each one: its exit status and the lines it must print. Every
+# example starts its own server on 127.0.0.1; nothing leaves the machine.
+#
+#   bash scripts/examples.sh                 # build in .build, run all
+#   SCRATCH_PATH=.build-docs bash scripts/examples.sh
+#
+# Ends with "examples: N passed, N failed" and a non-zero status when any check failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
+
+scratch="${SCRATCH_PATH:-.build}"
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+
+echo "examples: building (scratch path $scratch)"
+build_log="$logs/build.log"
+if ! swift build --scratch-path "$scratch" >"$build_log" 2>&1; then
+    cat "$build_log"
+    echo "examples: the build failed" >&2
+    exit 1
+fi
+if grep -E "^$(pwd)/Examples/.*warning:" "$build_log"; then
+    echo "examples: the examples build with warnings (above); fix them." >&2
+    exit 1
+fi
+bin="$(swift build --scratch-path "$scratch" --show-bin-path)"
+
+passed=0
+failed=0
+current=""
+current_log=""
+
+# check DESCRIPTION CONDITION...: counts one check of the current example.
+check() {
+    local description="$1"
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "  ok    $current: $description"
+    else
+        failed=$((failed + 1))
+        echo "  FAIL  $current: $description"
+    fi
+}
+
+# has REGEX: the current example's output has a line matching REGEX (extended regex).
+has() { grep -Eq -- "$1" "$current_log"; }
+# has_all REGEX...: a matching line for each REGEX.
+has_all() {
+    local pattern
+    for pattern in "$@"; do has "$pattern" || return 1; done
+}
+lacks() { ! grep -Eq -- "$1" "$current_log"; }
+
+# start NAME: names the example whose output the following checks read.
+start() {
+    current="$1"
+    current_log="$logs/$1.log"
+    echo "examples: $1"
+}
+
+# run NAME [ARGS...]: runs an example in the foreground (at most 180 s); sets $status.
+run() {
+    local name="$1"
+    shift
+    status=0
+    timeout 180 "$bin/$name" "$@" >"$current_log" 2>&1 || status=$?
+}
+
+# show_on_failure: prints the example's output when one of its checks failed.
+show_on_failure() {
+    if [ "$failed" -gt "$1" ]; then
+        echo "  --- output of $current ---"
+        sed 's/^/  | /' "$current_log" | tail -n 80
+        echo "  ---"
+    fi
+}
+
+# --- Demo: the cook book ------------------------------------------------------------------
+start Demo
+before=$failed
+run Demo
+check "exits 0" [ "$status" -eq 0 ]
+check "basic GET printed the JSON" has 'Sample Slide Show'
+check "dependent requests found the user" has 'users: .*Appleseed'
+check "body and URL parameters arrived" has 'salary'
+check "the 404 was clarified" has 'status 404, code not_found'
+check "a refused connection is .cannotConnect" has 'refused connection: cannotConnect'
+show_on_failure "$before"
+
+# --- DependentRequests: log in, CRUD, log out ---------------------------------------------
+start DependentRequests
+before=$failed
+run DependentRequests
+check "exits 0" [ "$status" -eq 0 ]
+check "all its checks passed" has '^DependentRequests: all [0-9]+ checks passed$'
+check "logged in with a session cookie" has 'session cookie SESS[0-9a-f]+ stored'
+check "created, updated and deleted a node" has_all '201 created node' 'title is now "Hello again"' '204 No Content'
+check "no unexpected result" lacks 'UNEXPECTED'
+show_on_failure "$before"
+
+# --- Middleware: custom interceptors and StubEngine ---------------------------------------
+start Middleware
+before=$failed
+run Middleware
+check "exits 0" [ "$status" -eq 0 ]
+check "all its checks passed" has '^Middleware: all [0-9]+ checks passed$'
+check "error bodies became BankError values" has 'insufficientFunds: Balance'
+check "the stub answered without a server" has 'stubbed overdraft: insufficientFunds: stubbed'
+check "no unexpected result" lacks 'UNEXPECTED'
+show_on_failure "$before"
+
+# --- WorkerDaemon: a bounded run ----------------------------------------------------------
+# Jobs whose id ends in 3 fail once with 503 (20 of 200), jobs 17, 67, 117, 167 always do:
+# 196 done, 4 failed, 20 + 4 × 2 = 28 retries.
+start WorkerDaemon
+before=$failed
+run WorkerDaemon --jobs 200 --threads 4
+check "exits 0" [ "$status" -eq 0 ]
+check "the summary adds up" has '^summary: 200 jobs, done 196, failed 4, retried 28, cancelled 0, discarded 0$'
+check "latency percentiles are printed" has '^latency: p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms'
+check "the server saw every attempt" has '^server: 228 requests received$'
+check "responses were logged, 503s included" has_all '← 200 OK PUT .*/api/results/' '← 503 Service Unavailable PUT'
+check "retries were announced" has 'retrying PUT /api/results/[0-9]+ after attempt 1 \(503\)'
+check "its own checks passed" has '^result: ok$'
+show_on_failure "$before"
+
+# run_signalled NAME SIGNAL COUNT ARGS...: starts the daemon (it stops by itself after 60 s
+# at the latest), waits until it is working, sends SIGNAL COUNT times, and waits for it.
+run_signalled() {
+    local signal="$1" count="$2"
+    shift 2
+    : >"$current_log"
+    "$bin/WorkerDaemon" "$@" --duration 60 >>"$current_log" 2>&1 &
+    local pid=$!
+    local waited=0
+    until grep -q 'workers, jobs until a signal' "$current_log" || [ "$waited" -ge 300 ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    sleep 1  # let it work for a while
+    for _ in $(seq "$count"); do
+        kill "-$signal" "$pid" 2>/dev/null || true
+        sleep 0.2
+    done
+    status=0
+    wait "$pid" || status=$?
+}
+
+# --- WorkerDaemon: SIGINT drains ----------------------------------------------------------
+start WorkerDaemon-SIGINT
+before=$failed
+run_signalled INT 1 --jobs 0 --threads 4 --log-level notice
+check "exits 0" [ "$status" -eq 0 ]
+check "stopped because of SIGINT" has '^stopped: SIGINT$'
+check "announced the drain" has 'SIGINT: stopping; in-flight jobs finish'
+check "nothing was cancelled or dropped" has '^summary: [0-9]+ jobs, done [0-9]+, failed [0-9]+, retried [0-9]+, cancelled 0, discarded 0$'
+check "its own checks passed" has '^result: ok$'
+show_on_failure "$before"
+
+# --- WorkerDaemon: a second SIGTERM aborts ------------------------------------------------
+start WorkerDaemon-SIGTERM
+before=$failed
+# Slow jobs (100 ms each), so that the drain is still under way when the second signal comes.
+run_signalled TERM 2 --jobs 0 --threads 4 --log-level notice --work-ms 100
+check "exits 0" [ "$status" -eq 0 ]
+check "stopped because of SIGTERM" has '^stopped: SIGTERM$'
+check "the second signal aborted" has 'SIGTERM again: cancelling in-flight jobs'
+check "printed a summary" has '^summary: [0-9]+ jobs, done [0-9]+, failed [0-9]+, retried [0-9]+, cancelled [0-9]+, discarded [0-9]+$'
+check "its own checks passed" has '^result: ok$'
+show_on_failure "$before"
+
+echo "examples: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
