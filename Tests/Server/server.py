@@ -1184,6 +1184,17 @@ class TestServer(ThreadingHTTPServer):
             if VERBOSE:
                 log("%s conn %s: TLS handshake failed: %r" % (self.name, client_address[2], e))
             if tls is not None:
+                # Let the client read the TLS alert: stop writing, drain what it already sent,
+                # then close, so the kernel ends with FIN rather than a reset that would throw
+                # the unread alert away on the client's side (TLS 1.3 rejects a missing client
+                # certificate after the client has sent its request).
+                try:
+                    tls.shutdown(socket.SHUT_WR)
+                    tls.settimeout(0.5)
+                    while tls.recv(65536):
+                        pass
+                except Exception:
+                    pass
                 try:
                     tls.close()
                 except Exception:
