@@ -1,17 +1,40 @@
 // swift-tools-version:6.0
-// The benchmark package: separate from the library so the library gains no dependency from it.
+// The benchmark package: separate from the library so the library gains no dependency from it
+// (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
+// Run everything through ./run.sh.
+import Foundation
 import PackageDescription
+
+// A path dependency is known by its folder's name ("main" here, something else in another
+// clone), so the library's package identity is computed rather than spelled out.
+let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
 
 let package = Package(
     name: "HTTPTransportBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .executableTarget(
             name: "ReuseSoak",
-            dependencies: [.product(name: "HTTPTransport", package: "main")]
+            dependencies: [.product(name: "HTTPTransport", package: library)]
+        ),
+        // Timing, peak memory and the command line shared by the Swift clients.
+        .target(name: "BenchSupport"),
+        // (b) default interceptors, (c) ten no-op request + ten no-op response interceptors.
+        .executableTarget(
+            name: "BenchHTTPTransport",
+            dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
+        ),
+        // (d) URLSession from FoundationNetworking, used synchronously.
+        .executableTarget(name: "BenchURLSession", dependencies: ["BenchSupport"]),
+        // (e) AsyncHTTPClient, awaited sequentially.
+        .executableTarget(
+            name: "BenchAsyncHTTPClient",
+            dependencies: ["BenchSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
     ],
     swiftLanguageModes: [.v6]

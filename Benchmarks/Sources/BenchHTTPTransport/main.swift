@@ -1,0 +1,109 @@
+// HTTPTransport as a benchmark client: (b) with the default interceptors, (c) with
+// `--interceptors 10`: ten no-op request and ten no-op response interceptors added to the
+// transport's (the default ClarifyErrorInterceptor stays, so (c) − (b) is the cost of the no-ops).
+// The command line is BenchSupport's.
+import BenchSupport
+import Foundation
+import HTTPTransport
+
+struct NoOpRequestInterceptor: HTTPRequestInterceptor {
+    func intercept(request: RawRequest) throws -> RawRequest { request }
+}
+
+struct NoOpResponseInterceptor: HTTPResponseInterceptor {
+    func intercept(response: RawResponse) -> RawResponse { response }
+}
+
+let arguments = BenchArguments.parse()
+let noOps = Int(arguments.options["interceptors"] ?? "0") ?? 0
+let client = noOps > 0 ? "httptransport+\(noOps)" : "httptransport"
+
+var configuration = Session.Configuration()
+configuration.maxResponseSize = 1 << 30  // the in-memory download is larger than the 100 MiB default
+let transport = HTTPTransport(
+    session: Session(configuration: configuration),
+    requestInterceptors: [any HTTPRequestInterceptor](repeating: NoOpRequestInterceptor(), count: noOps),
+    responseInterceptors: [any HTTPResponseInterceptor](repeating: NoOpResponseInterceptor(), count: noOps) + [ClarifyErrorInterceptor()]
+)
+let failures = Failures()
+let connections = Counter()
+
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func increment() { lock.lock(); value += 1; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// Sends and checks one request; returns the body size.
+@inline(__always)
+func check(_ result: HTTPTransport.Result, expectedSize: Int? = nil) -> Int {
+    switch result {
+    case .success(let response):
+        if !response.metrics.connectionReused { connections.increment() }
+        let size = response.body?.count ?? Int(response.metrics.bytesReceived)
+        if response.httpStatus != .ok || size == 0 || (expectedSize != nil && size != expectedSize) {
+            failures.add("status \(response.httpStatus.rawValue), \(size) bytes")
+        }
+        return size
+    case .failure(let error):
+        failures.add("\(error)")
+        return 0
+    }
+}
+
+let getRequest = HTTPRequest(endpoint: arguments.smallURL)
+let postRequest = DataUploadHTTPRequest(endpoint: arguments.postURL, headers: ["Content-Type": "application/json"],
+                                        data: Payload.postBody)
+if arguments.workload == .threads {
+    // Every thread's connection is open before the clock starts (as in the C baseline).
+    let warmUp = warmUpCount(arguments)
+    _ = runOnThreads(arguments.threads) { _ in for _ in 0..<warmUp { _ = transport.send(request: getRequest) } }
+} else {
+    for _ in 0..<warmUpCount(arguments) {
+        _ = arguments.workload == .post ? transport.send(request: postRequest) : transport.send(request: getRequest)
+    }
+}
+markStart()
+let connectionsAfterWarmUp = connections.total
+
+var operations = 0
+var bytes = 0
+var seconds = 0.0
+switch arguments.workload {
+case .get:
+    let start = now()
+    for _ in 0..<arguments.count { bytes += check(transport.send(request: getRequest)) }
+    seconds = now() - start
+    operations = arguments.count
+case .post:
+    let start = now()
+    for _ in 0..<arguments.count { bytes += check(transport.send(request: postRequest)) }
+    seconds = now() - start
+    operations = arguments.count
+case .threads:
+    let perThread = arguments.count
+    seconds = runOnThreads(arguments.threads) { _ in
+        for _ in 0..<perThread { _ = check(transport.send(request: getRequest)) }
+    }
+    operations = arguments.threads * perThread
+case .download:
+    let request = HTTPRequest(endpoint: arguments.bigURL, timeout: 600)
+    let start = now()
+    bytes = check(transport.send(request: request), expectedSize: arguments.bytes)
+    seconds = now() - start
+    operations = 1
+case .downloadFile:
+    let destination = URL(fileURLWithPath: arguments.path ?? "/tmp/httptransport-bench.bin")
+    let request = HTTPRequest(endpoint: arguments.bigURL, timeout: 600).downloading(to: destination)
+    let start = now()
+    let result = transport.send(request: request)
+    seconds = now() - start
+    _ = check(result)
+    bytes = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
+    if bytes != arguments.bytes { failures.add("file has \(bytes) bytes, expected \(arguments.bytes)") }
+    if result.value?.fileURL != destination { failures.add("fileURL is \(String(describing: result.value?.fileURL))") }
+    operations = 1
+}
+report(client: client, arguments, operations: operations, seconds: seconds, bytes: bytes, failures: failures,
+       extra: ["connections": "\(connections.total - connectionsAfterWarmUp)"])

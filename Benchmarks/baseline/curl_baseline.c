@@ -1,0 +1,245 @@
+/*
+ * (a) The baseline: libcurl used directly from C, one easy handle reused for every request of a
+ * thread (its options set once, so only CURLOPT_URL-level work repeats), the body copied into a
+ * growable buffer (or fwrite-n to a file). Same command line and result line as the Swift
+ * clients (Benchmarks/Sources/BenchSupport):
+ *
+ *   curl_baseline get      BASE_URL COUNT
+ *   curl_baseline threads  BASE_URL THREADS PER      (each thread has its own easy handle)
+ *   curl_baseline post     BASE_URL COUNT            (1 KiB JSON body)
+ *   curl_baseline download BASE_URL BYTES            (into memory)
+ *   curl_baseline download-file BASE_URL BYTES PATH
+ *
+ * Build: gcc -O2 -o curl_baseline curl_baseline.c -lcurl -lpthread
+ */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct buffer {
+    char *data;
+    size_t size;
+    size_t capacity;
+};
+
+struct worker {
+    const char *url;
+    long count;
+    long errors;
+    long connections;
+    size_t bytes;
+    pthread_barrier_t *barrier;
+};
+
+static char post_body[1025];
+
+static double now(void) {
+    struct timespec spec;
+    clock_gettime(CLOCK_MONOTONIC, &spec);
+    return (double)spec.tv_sec + (double)spec.tv_nsec / 1e9;
+}
+
+/* A field of /proc/self/status in KiB ("VmHWM:" peak resident set, "VmRSS:" resident now). */
+static long status_kib(const char *field) {
+    FILE *status = fopen("/proc/self/status", "r");
+    char line[256];
+    long value = 0;
+    size_t length = strlen(field);
+    if (status == NULL) return 0;
+    while (fgets(line, sizeof line, status) != NULL) {
+        if (strncmp(line, field, length) == 0) {
+            value = strtol(line + length, NULL, 10);
+            break;
+        }
+    }
+    fclose(status);
+    return value;
+}
+
+static long rss_start_kib; /* resident memory when the clock started */
+
+static size_t write_memory(char *data, size_t size, size_t count, void *userdata) {
+    struct buffer *buffer = userdata;
+    size_t length = size * count;
+    if (buffer->size + length > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 16384;
+        while (capacity < buffer->size + length) capacity *= 2;
+        char *grown = realloc(buffer->data, capacity);
+        if (grown == NULL) return 0;
+        buffer->data = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->data + buffer->size, data, length);
+    buffer->size += length;
+    return length;
+}
+
+static CURL *new_handle(const char *url, struct buffer *buffer) {
+    CURL *curl = curl_easy_init();
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_memory);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, buffer);
+    return curl;
+}
+
+/* One transfer on a configured handle; returns 1 when it failed. */
+static int perform(CURL *curl, struct buffer *buffer, size_t expected, long *connections) {
+    long status = 0, connects = 0;
+    buffer->size = 0;
+    CURLcode code = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+    *connections += connects;
+    if (code != CURLE_OK || status != 200 || buffer->size == 0 || (expected && buffer->size != expected)) {
+        static int reported = 0;
+        if (!reported++) fprintf(stderr, "curl_baseline: failure: %s, status %ld, %zu bytes\n",
+                                 curl_easy_strerror(code), status, buffer->size);
+        return 1;
+    }
+    return 0;
+}
+
+static void *run_worker(void *argument) {
+    struct worker *worker = argument;
+    struct buffer buffer = {0};
+    CURL *curl = new_handle(worker->url, &buffer);
+    long warm = worker->count / 10 > 200 ? 200 : (worker->count / 10 > 0 ? worker->count / 10 : 1);
+    long ignored = 0;
+    for (long i = 0; i < warm; i++) perform(curl, &buffer, 0, &ignored);
+    pthread_barrier_wait(worker->barrier);  /* the clock starts when every thread is here */
+    pthread_barrier_wait(worker->barrier);
+    for (long i = 0; i < worker->count; i++) {
+        worker->errors += perform(curl, &buffer, 0, &worker->connections);
+        worker->bytes += buffer.size;
+    }
+    curl_easy_cleanup(curl);
+    free(buffer.data);
+    return NULL;
+}
+
+static void report(const char *workload, long ops, double seconds, size_t bytes, long errors, long connections) {
+    printf("{\"client\":\"curl_baseline\",\"workload\":\"%s\",\"ops\":%ld,\"seconds\":%.6f,\"bytes\":%zu,"
+           "\"errors\":%ld,\"vmhwm_kib\":%ld,\"rss_start_kib\":%ld,\"connections\":%ld}\n",
+           workload, ops, seconds, bytes, errors, status_kib("VmHWM:"), rss_start_kib, connections);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: curl_baseline get|post BASE_URL COUNT | threads BASE_URL THREADS PER |\n"
+                        "       download BASE_URL BYTES | download-file BASE_URL BYTES PATH\n");
+        return 2;
+    }
+    const char *workload = argv[1];
+    const char *base = argv[2];
+    char small_url[1024], post_url[1024], big_url[1024];
+    snprintf(small_url, sizeof small_url, "%s/small.json", base);
+    snprintf(post_url, sizeof post_url, "%s/post", base);
+    snprintf(big_url, sizeof big_url, "%s/big.bin", base);
+    curl_global_init(CURL_GLOBAL_ALL);
+
+    if (strcmp(workload, "get") == 0 || strcmp(workload, "post") == 0) {
+        int is_post = workload[0] == 'p';
+        long count = atol(argv[3]);
+        struct buffer buffer = {0};
+        CURL *curl = new_handle(is_post ? post_url : small_url, &buffer);
+        struct curl_slist *headers = NULL;
+        if (is_post) {
+            /* {"data":"xxx…"}: exactly 1,024 bytes, as the Swift clients send. */
+            memset(post_body, 'x', 1024);
+            memcpy(post_body, "{\"data\":\"", 9);
+            memcpy(post_body + 1022, "\"}", 2);
+            post_body[1024] = 0;
+            headers = curl_slist_append(headers, "Content-Type: application/json");
+            headers = curl_slist_append(headers, "Expect:");
+            curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+            curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body);
+            curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 1024L);
+        }
+        long warm = count / 10 > 200 ? 200 : (count / 10 > 0 ? count / 10 : 1);
+        long errors = 0, connections = 0;
+        size_t bytes = 0;
+        for (long i = 0; i < warm; i++) perform(curl, &buffer, 0, &connections);
+        connections = 0;
+        rss_start_kib = status_kib("VmRSS:");
+        double start = now();
+        for (long i = 0; i < count; i++) {
+            errors += perform(curl, &buffer, 0, &connections);
+            bytes += buffer.size;
+        }
+        double seconds = now() - start;
+        report(workload, count, seconds, bytes, errors, connections);
+        curl_slist_free_all(headers);
+        curl_easy_cleanup(curl);
+        free(buffer.data);
+    } else if (strcmp(workload, "threads") == 0) {
+        int threads = atoi(argv[3]);
+        long per = argc > 4 ? atol(argv[4]) : 1000;
+        pthread_t ids[256];
+        struct worker workers[256];
+        pthread_barrier_t barrier;
+        if (threads < 1 || threads > 256) return 2;
+        pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
+        for (int i = 0; i < threads; i++) {
+            workers[i] = (struct worker){.url = small_url, .count = per, .barrier = &barrier};
+            pthread_create(&ids[i], NULL, run_worker, &workers[i]);
+        }
+        pthread_barrier_wait(&barrier);  /* every thread warmed up */
+        rss_start_kib = status_kib("VmRSS:");
+        double start = now();
+        pthread_barrier_wait(&barrier);  /* go */
+        long errors = 0, connections = 0;
+        size_t bytes = 0;
+        for (int i = 0; i < threads; i++) {
+            pthread_join(ids[i], NULL);
+            errors += workers[i].errors;
+            connections += workers[i].connections;
+            bytes += workers[i].bytes;
+        }
+        double seconds = now() - start;
+        report(workload, (long)threads * per, seconds, bytes, errors, connections);
+    } else if (strcmp(workload, "download") == 0 || strcmp(workload, "download-file") == 0) {
+        size_t expected = (size_t)atoll(argv[3]);
+        int to_file = strcmp(workload, "download-file") == 0;
+        struct buffer buffer = {0};
+        long connections = 0, errors = 0;
+        CURL *curl = new_handle(small_url, &buffer);
+        perform(curl, &buffer, 0, &connections);  /* warm-up: the connection is open */
+        curl_easy_setopt(curl, CURLOPT_URL, big_url);
+        FILE *file = NULL;
+        if (to_file) {
+            file = fopen(argc > 4 ? argv[4] : "/tmp/curl-baseline.bin", "wb");
+            if (file == NULL) {
+                perror("fopen");
+                return 1;
+            }
+            curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, NULL); /* libcurl's default: fwrite */
+            curl_easy_setopt(curl, CURLOPT_WRITEDATA, file);
+        }
+        rss_start_kib = status_kib("VmRSS:");
+        double start = now();
+        CURLcode code = curl_easy_perform(curl);
+        if (file != NULL) fclose(file);
+        double seconds = now() - start;
+        long status = 0;
+        curl_off_t received = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+        if (code != CURLE_OK || status != 200 || (size_t)received != expected) {
+            fprintf(stderr, "curl_baseline: download failed: %s, status %ld, %lld bytes\n", curl_easy_strerror(code),
+                    status, (long long)received);
+            errors = 1;
+        }
+        report(workload, 1, seconds, (size_t)received, errors, 0);
+        curl_easy_cleanup(curl);
+        free(buffer.data);
+    } else {
+        fprintf(stderr, "unknown workload %s\n", workload);
+        return 2;
+    }
+    curl_global_cleanup();
+    return 0;
+}
