@@ -78,14 +78,23 @@ final class TransferState {
             headers = HTTPHeaders(fields)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
+        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = Self.trimmedString(bytes, from: 0, to: colon)
+        let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         headers.add(name, value)
         if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), download == nil,
            length <= maxResponseSize, length > 0 {
             body.reserveCapacity(Int(min(length, 64 * 1024 * 1024)))
         }
+    }
+
+    /// The bytes in `start..<end` without surrounding spaces and tabs, decoded as UTF-8.
+    private static func trimmedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
+        var lower = start, upper = end
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
     }
 
     // MARK: Body
