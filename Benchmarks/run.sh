@@ -147,6 +147,7 @@ cleanup() {
     if [ "${KEEP:-0}" = 1 ]; then echo "run.sh: kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # the EXIT trap then stops nginx
 
 start_nginx() {  # $1: pinned|unpinned
     local prefix=()
