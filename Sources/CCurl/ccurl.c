@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "CCurl.h"
+
+#include <fcntl.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -216,4 +219,10 @@ CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ccurl_ssl_ctx_function);
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, check);
+}
+
+// MARK: - Files
+
+int ccurl_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }

@@ -103,4 +103,10 @@ CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);
 int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
                               unsigned char sha256[32], unsigned char spki_sha256[32]);
 
+// MARK: - Files
+
+/// Starts writing back `length` bytes of `fd` from `offset` without waiting (sync_file_range
+/// with SYNC_FILE_RANGE_WRITE), so that a later fsync has little left to do.
+int ccurl_start_writeback(int fd, long long offset, long long length);
+
 #endif

@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 
 #if canImport(Glibc)
@@ -71,6 +72,8 @@ final class DownloadFile {
             _ = ftruncate(descriptor, 0)
             _ = lseek(descriptor, 0, SEEK_SET)
         }
+        flushedUpTo = resumeOffset
+        unflushed = 0
         // Remember how to resume this body, should the transfer be cut.
         if resume, let validator = headers.first("ETag") ?? headers.first("Last-Modified"),
            !validator.hasPrefix("W/") {
@@ -92,8 +95,21 @@ final class DownloadFile {
             }
             offset += written
         }
+        // Start writing back every few MiB while the body streams in, so the fsync in `commit()`
+        // waits for the last few MiB only, not for the whole file.
+        unflushed += Int64(bytes.count)
+        if unflushed >= Self.writebackChunk {
+            _ = ccurl_start_writeback(descriptor, flushedUpTo, unflushed)
+            flushedUpTo += unflushed
+            unflushed = 0
+        }
         return nil
     }
+
+    /// Bytes after which written data is handed to the kernel's write-back.
+    static let writebackChunk: Int64 = 8 * 1024 * 1024
+    private var flushedUpTo: Int64 = 0
+    private var unflushed: Int64 = 0
 
     /// Moves the finished part file over the destination. Returns an error message on failure.
     func commit() -> String? {

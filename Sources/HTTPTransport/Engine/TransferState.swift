@@ -61,20 +61,22 @@ final class TransferState {
             }
             return
         }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        // The whole line on the bytes too: no String for the status line or the obs-fold test.
+        if bytes[0..<end].starts(with: Self.statusLinePrefix) {
             // A new status line (interim 1xx responses come first): start over.
-            headers = HTTPHeaders()
+            var fields: [HTTPHeaders.Field] = []
+            fields.reserveCapacity(16)  // one allocation for a typical response's headers
+            headers = HTTPHeaders(fields)
             headersComplete = false
-            let parts = line.split(separator: " ", maxSplits: 2)
-            statusCode = parts.count >= 2 ? Int(parts[1]) : nil
+            statusCode = Self.statusCode(bytes, end: end)
             return
         }
-        if let first = line.first, first == " " || first == "\t", let last = headers.fields.last {
+        if bytes[0] == 0x20 || bytes[0] == 0x09 {
             // obs-fold continuation of the previous header.
+            guard let last = headers.fields.last else { return }
             var fields = headers.fields
             fields[fields.count - 1] = HTTPHeaders.Field(
-                name: last.name, value: last.value + " " + line.trimmingCharacters(in: .whitespaces))
+                name: last.name, value: last.value + " " + Self.trimmedString(bytes, from: 0, to: end))
             headers = HTTPHeaders(fields)
             return
         }
@@ -83,10 +85,29 @@ final class TransferState {
         let name = Self.trimmedString(bytes, from: 0, to: colon)
         let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         headers.add(name, value)
-        if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), download == nil,
+        if download == nil, name.utf8.count == 14, name.caseInsensitiveEquals("Content-Length"), let length = Int64(value),
            length <= maxResponseSize, length > 0 {
-            body.reserveCapacity(Int(min(length, 64 * 1024 * 1024)))
+            // The whole declared body (at most the session's cap): a reservation touches no page
+            // until written, and the body never moves while it grows.
+            body.reserveCapacity(Int(length))
         }
+    }
+
+    private static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
+
+    /// The status code of `HTTP/x nnn reason`: the digits after the first space(s).
+    private static func statusCode(_ bytes: UnsafeRawBufferPointer, end: Int) -> Int? {
+        guard var index = bytes[0..<end].firstIndex(of: 0x20) else { return nil }
+        while index < end, bytes[index] == 0x20 { index += 1 }
+        var code = 0, digits = 0
+        while index < end, bytes[index] != 0x20 {
+            let digit = Int(bytes[index]) - 48
+            guard digit >= 0, digit <= 9, digits < 9 else { return nil }
+            code = code * 10 + digit
+            digits += 1
+            index += 1
+        }
+        return digits > 0 ? code : nil
     }
 
     /// The bytes in `start..<end` without surrounding spaces and tabs, decoded as UTF-8.

@@ -120,10 +120,27 @@ extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Native strings are contiguous UTF-8: compare the bytes directly.
+        if let result = lhs.withContiguousStorageIfAvailable({ a in
+            rhs.withContiguousStorageIfAvailable { b in Self.asciiCaseInsensitiveEqual(a, b) }
+        }), let result {
+            return result
+        }
         for (a, b) in zip(lhs, rhs) where a != b {
             let la = (a >= 65 && a <= 90) ? a + 32 : a
             let lb = (b >= 65 && b <= 90) ? b + 32 : b
             if la != lb { return false }
+        }
+        return true
+    }
+
+    private static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<a.count {
+            let x = a[index], y = b[index]
+            if x == y { continue }
+            let lx = (x >= 65 && x <= 90) ? x + 32 : x
+            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            if lx != ly { return false }
         }
         return true
     }

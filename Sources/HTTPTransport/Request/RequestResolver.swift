@@ -106,7 +106,10 @@ enum RequestResolver {
 
     /// Parses an endpoint into an absolute http(s) URL.
     static func parseURL(_ endpoint: String) throws(HTTPTransportError) -> URL {
-        let trimmed = endpoint.trimmingCharacters(in: .whitespaces)
+        // Foundation's trimming bridges to NSString: skip it when the ends are visible ASCII.
+        let trimmed = endpoint.utf8.first.map { $0 > 0x20 && $0 < 0x7F } == true
+            && endpoint.utf8.last.map { $0 > 0x20 && $0 < 0x7F } == true
+            ? endpoint : endpoint.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else {
             throw HTTPTransportError(code: .invalidURL, message: "The endpoint is empty.", url: endpoint)
         }
