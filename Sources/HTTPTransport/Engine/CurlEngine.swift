@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Logging
 
 /// The default engine: one transfer on one pooled libcurl easy handle. Handles are reset and
 /// reused, so keep-alive connections survive across sends and threads; DNS and TLS sessions are
@@ -105,7 +104,7 @@ final class CurlEngine: HTTPEngine {
         } else {
             response.error = CurlErrorMapping.error(
                 for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
-                pinCheck: resources.pinCheck?.pointee, publicKeyPinned: !policy.publicKeyPins.isEmpty)
+                pinCheck: resources.pinCheck?.pointee)
         }
         response.error?.httpStatusCode = response.statusCode
         response.error?.responseHeaders = state.headers

@@ -5,7 +5,7 @@ import Foundation
 /// happened and, where it can, how to fix it.
 enum CurlErrorMapping {
     static func error(for code: CURLcode, message: String?, url: String, host: String,
-                      pinCheck: ccurl_pin_check?, publicKeyPinned: Bool) -> HTTPTransportError {
+                      pinCheck: ccurl_pin_check?) -> HTTPTransportError {
         let curlText = message ?? String(cString: curl_easy_strerror(code))
         let kind: HTTPTransportError.Code
         var text: String

@@ -98,7 +98,7 @@ enum RequestResolver {
                 throw error
             } catch {
                 throw HTTPTransportError(code: .encodingFailed, message: "A custom parameter encoding failed: \(error)",
-                                         url: finalURL.absoluteString, underlyingError: SendableErrorBox(error))
+                                         url: finalURL.absoluteString, underlyingError: error)
             }
         }
         return raw
@@ -184,10 +184,4 @@ enum RequestResolver {
             return [(key, URLQueryEncoder.scalarString(value))]
         }
     }
-}
-
-/// Wraps any error so it can travel in a `Sendable` error.
-struct SendableErrorBox: Error, Sendable, CustomStringConvertible {
-    let description: String
-    init(_ error: any Error) { description = String(describing: error) }
 }

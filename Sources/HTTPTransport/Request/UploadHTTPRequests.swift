@@ -13,7 +13,7 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
     public var timeout = HTTPRequest.defaultTimeout
     public var baseInterceptorCounts = BaseInterceptorCounts()
     /// The body.
-    public var data = Data()
+    public var data: Data
 
     /// A data upload, optionally built on `base` (same rules as `HTTPRequest`).
     public init(

@@ -121,7 +121,7 @@ public final class HTTPTransportRetrier: HTTPRetrier, @unchecked Sendable {
         } catch let error as HTTPTransportError {
             outcome = .failed(error)
         } catch {
-            outcome = .failed(SendableErrorBox(error))
+            outcome = .failed(error)
         }
 
         condition.lock()
