@@ -53,6 +53,11 @@ CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, v
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
 }
+CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEDATA, userdata);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
+}
 CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
     if (code != CURLE_OK) return code;

@@ -28,6 +28,8 @@ typedef int (*ccurl_progress_callback)(void *userdata, curl_off_t dltotal, curl_
                                        curl_off_t ultotal, curl_off_t ulnow);
 CURLcode ccurl_set_write_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
 CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
+/// Points the write and header callbacks (already set) at new user data.
+CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata);
 CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
 typedef int (*ccurl_seek_callback)(void *userdata, curl_off_t offset, int origin);
 CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata);

@@ -50,16 +50,26 @@ final class CurlEngine: HTTPEngine {
                 url: url))
         }
 
-        handle.reset()
+        let setup = RepeatableSetup(request, url: url, control: control, policy: policy)
         do {
-            try configure(handle, request: request, url: url, state: state, resources: resources, policy: policy)
-        } catch let error as HTTPTransportError {
-            return RawResponse(request: request, error: error)
-        } catch let error as EngineSetupError {
-            return RawResponse(request: request, error: HTTPTransportError(code: .other, message: error.message, url: url,
-                                                                           curlCode: Int(error.code.rawValue)))
+            if let setup, handle.repeatableSetup == setup {
+                try configureRepeat(handle, request: request, url: url, state: state)
+            } else {
+                handle.reset()
+                try configure(handle, request: request, url: url, state: state, resources: resources, policy: policy)
+                handle.repeatableSetup = setup
+            }
         } catch {
-            return RawResponse(request: request, error: HTTPTransportError(code: .other, message: "\(error)", url: url))
+            handle.repeatableSetup = nil  // half set up: the next transfer starts from a reset
+            switch error {
+            case let error as HTTPTransportError:
+                return RawResponse(request: request, error: error)
+            case let error as EngineSetupError:
+                return RawResponse(request: request, error: HTTPTransportError(
+                    code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue)))
+            default:
+                return RawResponse(request: request, error: HTTPTransportError(code: .other, message: "\(error)", url: url))
+            }
         }
 
         let code: CURLcode
@@ -150,29 +160,129 @@ final class CurlEngine: HTTPEngine {
             try file.prepare(headers: &headers, url: request.url.absoluteString)
             state.download = file
         }
-        if !headers.contains("User-Agent") { headers.add("User-Agent", configuration.userAgent) }
+        try setHeaders(headers, of: request, on: handle, afterReset: true)
+
+        try configureMethodAndBody(handle, request: request, state: state, resources: resources)
+        try configureTLS(handle, request: request, resources: resources, policy: policy)
+    }
+
+    /// What a transfer sets on its handle besides the URL, the headers, the callbacks' data and a
+    /// copied body. When a transfer's setup equals the one its handle did last, the handle keeps
+    /// its options (libcurl keeps them between transfers): no `curl_easy_reset`, no twenty
+    /// options set again. Only plain transfers qualify: no download, progress or cancellation,
+    /// no streamed body, the host's standard trust policy (no pins, nothing per connection).
+    struct RepeatableSetup: Equatable {
+        let method: HTTPRequest.HTTPMethod
+        let copiesBody: Bool
+        let timeout: TimeInterval
+        let isHTTPS: Bool
+
+        init?(_ request: RawRequest, url: String, control: TransferControl, policy: HostTrustPolicy) {
+            guard request.download == nil, control.progress == nil, control.cancellation == nil, policy.isStandard
+            else { return nil }
+            switch request.body {
+            case nil:
+                // Bodiless POST/PUT/PATCH send an empty body through the read callback.
+                guard request.method != .post, request.method != .put, request.method != .patch else { return nil }
+                copiesBody = false
+            case .data(let data) where !data.isEmpty && data.count <= CurlEngine.copiedBodyLimit:
+                copiesBody = true
+            default:
+                return nil
+            }
+            method = request.method
+            timeout = request.timeout
+            isHTTPS = CurlEngine.isHTTPS(url)
+        }
+    }
+
+    /// A transfer on a handle whose previous transfer had the same `RepeatableSetup`: only what
+    /// differs between such transfers is set.
+    private func configureRepeat(_ handle: EasyHandle, request: RawRequest, url: String, state: TransferState) throws {
+        handle.clearErrorMessage()
+        try handle.set(CURLOPT_URL, url)
+        try handle.check(ccurl_set_callback_userdata(handle.curl, state.opaque), CURLOPT_WRITEDATA)
+        try setHeaders(request.headers, of: request, on: handle, afterReset: false)
+        if case .data(let data) = request.body {
+            try copyBody(data, on: handle)
+        }
+    }
+
+    /// What a request header list is built from (the session's User-Agent and Accept-Encoding
+    /// are the engine's constants).
+    struct HeaderListSource: Equatable {
+        let headers: HTTPHeaders
+        let suppressesExpect: Bool
+    }
+
+    /// Sets the request headers: the request's, then the default User-Agent and Accept-Encoding
+    /// unless the request has its own, then `Expect:` for requests with a body. The handle keeps
+    /// the list, and reuses it while the headers stay the same.
+    private func setHeaders(_ headers: HTTPHeaders, of request: RawRequest, on handle: EasyHandle, afterReset: Bool) throws {
         // "Expect:" stops libcurl's `Expect: 100-continue`, which only a request body can trigger;
         // a custom header costs libcurl work on every transfer, so bodiless requests go without.
-        if request.body != nil || request.method == .post || request.method == .put || request.method == .patch,
-           !headers.contains("Expect") {
-            headers.add("Expect", "")
+        let suppressesExpect = (request.body != nil || request.method == .post || request.method == .put
+                                || request.method == .patch) && !headers.contains("Expect")
+        let source = HeaderListSource(headers: headers, suppressesExpect: suppressesExpect)
+        if handle.headerListSource == source {
+            if afterReset { try handle.restoreHeaderList() }
+            return
         }
+        var list: UnsafeMutablePointer<curl_slist>?
+        func append(_ line: String) { list = curl_slist_append(list, line) }
         for field in headers {
             // "Name;" is libcurl's way to send a header with an empty value; "Name:" removes it.
             let line = field.value.isEmpty
                 ? (field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);")
                 : "\(field.name): \(field.value)"
             guard !line.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                if let list { curl_slist_free_all(list) }
                 throw HTTPTransportError(code: .encodingFailed,
                                          message: "Header '\(field.name)' contains a line break.",
                                          url: request.url.absoluteString)
             }
-            resources.headerList = curl_slist_append(resources.headerList, line)
+            append(line)
         }
-        try handle.check(ccurl_setopt_slist(handle.curl, CURLOPT_HTTPHEADER, resources.headerList), CURLOPT_HTTPHEADER)
+        if !headers.contains("User-Agent") { append("User-Agent: \(configuration.userAgent)") }
+        // The same value libcurl would send for CURLOPT_ACCEPT_ENCODING "" (which stays set, so
+        // libcurl decodes the response), written once here: libcurl formats its own copy on
+        // every transfer, at a cost of ~9,000 instructions.
+        if !Self.acceptEncoding.isEmpty, !headers.contains("Accept-Encoding") {
+            append("Accept-Encoding: \(Self.acceptEncoding)")
+        }
+        if suppressesExpect { append("Expect:") }
+        try handle.setHeaderList(list, source: source)
+    }
 
-        try configureMethodAndBody(handle, request: request, state: state, resources: resources)
-        try configureTLS(handle, request: request, resources: resources, policy: policy)
+    /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case: cheaper than
+    /// asking `URL` for its scheme.
+    static func isHTTPS(_ url: String) -> Bool {
+        var bytes = url.utf8.makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected | 0x20 else { return false }
+        }
+        return true
+    }
+
+    /// The content encodings this libcurl decodes, as it lists them in `Accept-Encoding`.
+    static let acceptEncoding: String = {
+        ccurl_global_init()
+        guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else { return "" }
+        var names: [String] = []
+        if info.features & CURL_VERSION_LIBZ != 0 { names += ["deflate", "gzip"] }
+        if info.features & CURL_VERSION_BROTLI != 0 { names.append("br") }
+        if info.features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
+        return names.joined(separator: ", ")
+    }()
+
+    /// A small body copied into libcurl, which sends it in the same write as the headers.
+    private func copyBody(_ data: Data, on handle: EasyHandle) throws {
+        // The size first: it also drops the previous copy.
+        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(data.count))
+        let code = data.withUnsafeBytes { bytes in
+            ccurl_setopt_pointer(handle.curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        }
+        try handle.check(code, CURLOPT_COPYPOSTFIELDS)
     }
 
     private func configureMethodAndBody(_ handle: EasyHandle, request: RawRequest, state: TransferState,
@@ -194,11 +304,7 @@ final class CurlEngine: HTTPEngine {
             // A small body is copied into libcurl, which then sends it in the same write as the
             // request headers (the read callback costs a separate write and a callback round).
             try handle.set(CURLOPT_POST, true)
-            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(data.count))
-            let code = data.withUnsafeBytes { bytes in
-                ccurl_setopt_pointer(handle.curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            }
-            try handle.check(code, CURLOPT_COPYPOSTFIELDS)
+            try copyBody(data, on: handle)
             if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
         case .data(let data):
             state.uploadData = data
@@ -262,7 +368,6 @@ final class CurlEngine: HTTPEngine {
 
 /// C memory owned by one transfer, released after it.
 final class TransferResources {
-    var headerList: UnsafeMutablePointer<curl_slist>?
     var mime: OpaquePointer?
     var pinCheck: UnsafeMutablePointer<ccurl_pin_check>?
     private var pinStorage: [UnsafeMutableRawBufferPointer] = []
@@ -294,8 +399,6 @@ final class TransferResources {
     }
 
     func release() {
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
         if let mime { curl_mime_free(mime) }
         mime = nil
         if let pinCheck { pinCheck.deallocate() }

@@ -11,6 +11,12 @@ final class EasyHandle: @unchecked Sendable {
     var idleSince: ContinuousClock.Instant = .now
     /// The multi handle used for cancellable transfers, made on first use.
     private var multiHandle: UnsafeMutableRawPointer?
+    /// The options the last transfer set, when the next transfer may repeat them without a
+    /// reset (`nil` after any other transfer: the next one starts from `reset()`).
+    var repeatableSetup: CurlEngine.RepeatableSetup?
+    /// The request header list set on the handle (owned by it), and what it was built from.
+    private(set) var headerList: UnsafeMutablePointer<curl_slist>?
+    private(set) var headerListSource: CurlEngine.HeaderListSource?
 
     init?() {
         ccurl_global_init()
@@ -23,15 +29,42 @@ final class EasyHandle: @unchecked Sendable {
     deinit {
         if let multiHandle { curl_multi_cleanup(multiHandle) }
         curl_easy_cleanup(curl)
+        if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
     /// Clears every option (they persist between transfers otherwise); keeps connections,
-    /// DNS and TLS session caches.
+    /// DNS and TLS session caches, and the header list (set it again).
     func reset() {
         curl_easy_reset(curl)
+        repeatableSetup = nil
         errorBuffer[0] = 0
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// Empties the error buffer before a transfer that keeps the previous options.
+    func clearErrorMessage() {
+        errorBuffer[0] = 0
+    }
+
+    /// Sets `list` as the request headers (`CURLOPT_HTTPHEADER`) and takes ownership of it; the
+    /// previous list is freed once libcurl no longer points at it.
+    func setHeaderList(_ list: UnsafeMutablePointer<curl_slist>?, source: CurlEngine.HeaderListSource) throws(EngineSetupError) {
+        let code = ccurl_setopt_slist(curl, CURLOPT_HTTPHEADER, list)
+        let previous = headerList
+        if code == CURLE_OK {
+            headerList = list
+            headerListSource = source
+            if let previous, previous != list { curl_slist_free_all(previous) }
+        } else {
+            if let list, list != previous { curl_slist_free_all(list) }
+        }
+        try check(code, CURLOPT_HTTPHEADER)
+    }
+
+    /// Points `CURLOPT_HTTPHEADER` at the handle's list again (after `reset()`).
+    func restoreHeaderList() throws(EngineSetupError) {
+        try check(ccurl_setopt_slist(curl, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
     }
 
     /// This handle's multi handle (its connections live there while it is in use).

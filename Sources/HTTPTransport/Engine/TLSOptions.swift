@@ -21,7 +21,7 @@ import Logging
 extension CurlEngine {
     func configureTLS(_ handle: EasyHandle, request: RawRequest, resources: TransferResources,
                       policy: HostTrustPolicy) throws {
-        guard request.url.scheme?.lowercased() == "https" else { return }
+        guard Self.isHTTPS(request.url.absoluteString) else { return }
         let host = request.url.host ?? ""
         if let roots = security.trustedRootCertificates {
             try handle.set(CURLOPT_CAINFO, roots.path)

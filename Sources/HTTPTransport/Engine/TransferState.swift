@@ -81,7 +81,8 @@ final class TransferState {
             return
         }
         // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
-        guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
+        let colon = base.distance(to: UnsafeRawPointer(found))
         let name = Self.trimmedString(bytes, from: 0, to: colon)
         let value = Self.trimmedString(bytes, from: colon + 1, to: end)
         headers.add(name, value)
