@@ -106,6 +106,7 @@ enum RequestResolver {
 
     /// Parses an endpoint into an absolute http(s) URL.
     static func parseURL(_ endpoint: String) throws(HTTPTransportError) -> URL {
+        if let url = ParsedEndpoints.url(for: endpoint) { return url }
         // Foundation's trimming bridges to NSString: skip it when the ends are visible ASCII.
         let trimmed = endpoint.utf8.first.map { $0 > 0x20 && $0 < 0x7F } == true
             && endpoint.utf8.last.map { $0 > 0x20 && $0 < 0x7F } == true
@@ -124,6 +125,7 @@ enum RequestResolver {
         guard let host = url.host, !host.isEmpty else {
             throw HTTPTransportError(code: .invalidURL, message: "'\(endpoint)' has no host.", url: endpoint)
         }
+        ParsedEndpoints.remember(url, for: endpoint)
         return url
     }
 
