@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTransport
+import XCTest
+
+/// Sends in a row on one transport reuse one easy handle, and a send that repeats the previous
+/// one's setup keeps the handle's options instead of resetting them. Each send must still carry
+/// exactly its own URL, method, headers, body and time-out, whatever went before it.
+final class HandleReuseTests: XCTestCase {
+    let transport = HTTPTransport()
+
+    private func headers(_ response: HTTPResponse) throws -> [String: String] {
+        try XCTUnwrap(try echo(response)["headers_dict"] as? [String: String])
+    }
+
+    private func headerLines(_ response: HTTPResponse, named name: String) throws -> [String] {
+        let pairs = try XCTUnwrap(try echo(response)["headers"] as? [[String]])
+        return pairs.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+    }
+
+    func testRepeatedGETsCarryOnlyTheirOwnURLAndHeaders() throws {
+        let first = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything/one?n=1")
+            .with(header: "X-Only-First", value: "yes").with(header: "X-Value", value: "a"))
+        let second = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything/two?n=2")
+            .with(header: "X-Value", value: "b"))
+        let third = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything/two?n=2")
+            .with(header: "X-Value", value: "b"))
+        let fourth = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything/three"))
+
+        XCTAssertEqual(try echo(first)["path"] as? String, "/anything/one")
+        XCTAssertEqual(try headers(first)["x-only-first"], "yes")
+        XCTAssertEqual(try headers(first)["x-value"], "a")
+        XCTAssertEqual(try echo(second)["path"] as? String, "/anything/two")
+        XCTAssertEqual(try echo(second)["query"] as? String, "n=2")
+        XCTAssertNil(try headers(second)["x-only-first"])
+        XCTAssertEqual(try headers(second)["x-value"], "b")
+        XCTAssertEqual(try headers(third)["x-value"], "b")
+        XCTAssertEqual(try echo(fourth)["query"] as? String, "")
+        XCTAssertNil(try headers(fourth)["x-value"])
+        // One kept-alive connection for all four.
+        let connections = Set(try [first, second, third, fourth].map { try XCTUnwrap(try echo($0)["connection_id"] as? Int) })
+        XCTAssertEqual(connections.count, 1)
+    }
+
+    func testRepeatedSmallPOSTsSendEachBodyWhole() throws {
+        // Larger, smaller, larger again: a stale length or a previous copy must not leak.
+        for (index, size) in [1000, 10, 3000, 1, 64 * 1024].enumerated() {
+            let body = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+            let response = try sendOK(transport, DataUploadHTTPRequest(endpoint: server.http + "/post", data: body))
+            XCTAssertEqual(try echo(response)["body_base64"] as? String, body.base64EncodedString(), "body \(index)")
+            XCTAssertEqual(try headers(response)["content-length"], "\(size)")
+        }
+    }
+
+    private func sendOK(_ transport: HTTPTransport, _ request: DataUploadHTTPRequest) throws -> HTTPResponse {
+        try transport.send(request: request).get()
+    }
+
+    func testMethodsChangingBetweenSendsAreEachSentAsSuch() throws {
+        let url = server.http + "/anything"
+        let sequence: [(HTTPRequest.HTTPMethod, String?)] = [
+            (.get, nil), (.delete, nil), (.get, nil), (.post, "one"), (.post, "two"), (.get, nil),
+            (.put, "three"), (.options, nil), (.patch, "four"), (.get, nil),
+        ]
+        for (method, text) in sequence {
+            let response: HTTPResponse
+            if let text {
+                response = try transport.send(request: DataUploadHTTPRequest(httpMethod: method, endpoint: url, data: Data(text.utf8))).get()
+            } else {
+                response = try sendOK(transport, HTTPRequest(httpMethod: method, endpoint: url))
+            }
+            XCTAssertEqual(try echo(response)["method"] as? String, method.rawValue)
+            XCTAssertEqual(try echo(response)["body_text"] as? String, text ?? "", "\(method)")
+            if text == nil { XCTAssertNil(try headers(response)["content-length"], "\(method) sent a body") }
+        }
+        let head = try sendOK(transport, HTTPRequest(httpMethod: .head, endpoint: url))
+        XCTAssertEqual(head.httpStatus, .ok)
+        XCTAssertTrue(head.body?.isEmpty ?? true)
+        let afterHead = try sendOK(transport, HTTPRequest(endpoint: url))
+        XCTAssertEqual(try echo(afterHead)["method"] as? String, "GET")
+    }
+
+    func testATimeOutChangedBetweenSendsTakesEffect() throws {
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything", timeout: 30))
+        let slow = transport.send(request: HTTPRequest(endpoint: server.http + "/delay/5", timeout: 0.3))
+        XCTAssertEqual(slow.error?.code, .timeout)
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything", timeout: 30))
+    }
+
+    func testASendThatFailsBeforeSendingLeavesTheNextOneClean() throws {
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
+        let broken = transport.send(request: HTTPRequest(endpoint: server.http + "/anything")
+            .with(header: "X-Broken", value: "a\r\nInjected: yes"))
+        XCTAssertEqual(broken.error?.code, .encodingFailed)
+        let next = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
+        XCTAssertNil(try headers(next)["x-broken"])
+        XCTAssertNil(try headers(next)["injected"])
+    }
+
+    func testDownloadsAndCancellableSendsInBetweenLeavePlainSendsWorking() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("bytes.bin")
+
+        let before = try sendOK(transport, HTTPRequest(endpoint: server.http + "/bytes/100"))
+        XCTAssertEqual(before.body?.count, 100)
+        let download = try sendOK(transport, HTTPRequest(endpoint: server.http + "/bytes/5000").downloading(to: destination))
+        XCTAssertEqual(download.fileURL, destination)
+        XCTAssertNil(download.body)
+        let after = try sendOK(transport, HTTPRequest(endpoint: server.http + "/bytes/300"))
+        XCTAssertEqual(after.body?.count, 300)
+        XCTAssertNil(after.fileURL)
+        let controlled = transport.send(request: HTTPRequest(endpoint: server.http + "/bytes/200"),
+                                        control: TransferControl(cancellation: CancellationHandle()))
+        XCTAssertEqual(controlled.value?.body?.count, 200)
+        let last = try sendOK(transport, HTTPRequest(endpoint: server.http + "/bytes/400"))
+        XCTAssertEqual(last.body?.count, 400)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 5000)
+    }
+
+    func testAcceptEncodingIsSentOnceAndARequestsOwnValueReplacesIt() throws {
+        let plain = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
+        let offered = try headerLines(plain, named: "Accept-Encoding")
+        XCTAssertEqual(offered.count, 1)
+        XCTAssertTrue(offered.first?.contains("gzip") ?? false, "\(offered)")
+
+        let own = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything").with(header: "Accept-Encoding", value: "identity"))
+        XCTAssertEqual(try headerLines(own, named: "Accept-Encoding"), ["identity"])
+
+        let identity = try sendOK(transport, HTTPRequest(endpoint: server.http + "/gzip").with(header: "accept-encoding", value: "identity"))
+        XCTAssertNil(identity.header(named: "Content-Encoding"))
+        XCTAssertEqual(try identity.getJSONDictionary()?["gzipped"] as? Bool, true)
+
+        let compressed = try sendOK(transport, HTTPRequest(endpoint: server.http + "/gzip"))
+        XCTAssertEqual(compressed.header(named: "Content-Encoding"), "gzip")
+        XCTAssertEqual(try compressed.getJSONDictionary()?["gzipped"] as? Bool, true)
+    }
+
+    func testAUserAgentOfTheRequestReplacesTheDefaultOnTheNextSend() throws {
+        let first = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
+        let second = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything").with(header: "User-Agent", value: "Worker/2"))
+        let third = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
+        XCTAssertEqual(try headerLines(first, named: "User-Agent"), [HTTPTransport.defaultUserAgent])
+        XCTAssertEqual(try headerLines(second, named: "User-Agent"), ["Worker/2"])
+        XCTAssertEqual(try headerLines(third, named: "User-Agent"), [HTTPTransport.defaultUserAgent])
+    }
+}
