@@ -79,14 +79,22 @@ CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callb
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 
-CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode ccurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
-    return curl_easy_getinfo(handle, info, value);
+
+void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
+    memset(m, 0, sizeof *m);
+    curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &m->name_lookup_us);
+    curl_easy_getinfo(handle, CURLINFO_CONNECT_TIME_T, &m->connect_us);
+    curl_easy_getinfo(handle, CURLINFO_APPCONNECT_TIME_T, &m->tls_handshake_us);
+    curl_easy_getinfo(handle, CURLINFO_STARTTRANSFER_TIME_T, &m->first_byte_us);
+    curl_easy_getinfo(handle, CURLINFO_TOTAL_TIME_T, &m->total_us);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &m->bytes_sent);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, &m->bytes_received);
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &m->connects);
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &m->response_code);
+    curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &m->http_version);
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &m->remote_port);
+    curl_easy_getinfo(handle, CURLINFO_LOCAL_PORT, &m->local_port);
+    if (curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &m->remote_address) != CURLE_OK) m->remote_address = NULL;
 }
 
 // MARK: - Share

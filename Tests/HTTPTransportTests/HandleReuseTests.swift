@@ -144,4 +144,25 @@ final class HandleReuseTests: XCTestCase {
         XCTAssertEqual(try headerLines(second, named: "User-Agent"), ["Worker/2"])
         XCTAssertEqual(try headerLines(third, named: "User-Agent"), [HTTPTransport.defaultUserAgent])
     }
+
+    func testMetricsDescribeEachExchange() throws {
+        let fresh = HTTPTransport()
+        let first = try sendOK(fresh, HTTPRequest(endpoint: server.http + "/bytes/1234"))
+        let second = try sendOK(fresh, HTTPRequest(endpoint: server.http + "/bytes/99"))
+        for (response, size) in [(first, 1234), (second, 99)] {
+            let metrics = response.metrics
+            XCTAssertEqual(metrics.remoteAddress, "127.0.0.1")
+            XCTAssertEqual(metrics.remotePort, server.ports["http"])
+            XCTAssertGreaterThan(metrics.localPort, 0)
+            XCTAssertEqual(metrics.httpVersion, "1.1")
+            XCTAssertEqual(metrics.bytesReceived, Int64(size))
+            XCTAssertEqual(metrics.bytesSent, 0)
+            XCTAssertGreaterThan(metrics.firstByte, 0)
+            XCTAssertGreaterThanOrEqual(metrics.total, metrics.firstByte)
+        }
+        XCTAssertFalse(first.metrics.connectionReused)
+        XCTAssertGreaterThan(first.metrics.connect, 0)
+        XCTAssertTrue(second.metrics.connectionReused)
+        XCTAssertEqual(first.metrics.localPort, second.metrics.localPort)
+    }
 }

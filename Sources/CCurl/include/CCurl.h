@@ -42,9 +42,15 @@ size_t ccurl_readfunc_pause(void);
 
 // MARK: - Transfer information
 
-CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode ccurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
-CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+/// The figures of the last transfer, read in one call (times in microseconds; 0 when unknown).
+typedef struct ccurl_metrics {
+    curl_off_t name_lookup_us, connect_us, tls_handshake_us, first_byte_us, total_us;
+    curl_off_t bytes_sent, bytes_received;
+    long connects, response_code, http_version, remote_port, local_port;
+    const char *remote_address;  // owned by the handle, valid until its next transfer
+} ccurl_metrics;
+void ccurl_get_metrics(CURL *handle, ccurl_metrics *metrics);
 
 // MARK: - Share (DNS cache and TLS sessions, with pthread locks)
 

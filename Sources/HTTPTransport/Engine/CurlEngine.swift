@@ -343,25 +343,27 @@ final class CurlEngine: HTTPEngine {
     }
 
     private func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {
+        var figures = ccurl_metrics()
+        ccurl_get_metrics(handle.curl, &figures)
         var metrics = TransferMetrics()
-        metrics.nameLookup = Double(handle.info(offset: CURLINFO_NAMELOOKUP_TIME_T)) / 1_000_000
-        metrics.connect = Double(handle.info(offset: CURLINFO_CONNECT_TIME_T)) / 1_000_000
-        metrics.tlsHandshake = Double(handle.info(offset: CURLINFO_APPCONNECT_TIME_T)) / 1_000_000
-        metrics.firstByte = Double(handle.info(offset: CURLINFO_STARTTRANSFER_TIME_T)) / 1_000_000
-        metrics.total = Double(handle.info(offset: CURLINFO_TOTAL_TIME_T)) / 1_000_000
-        metrics.bytesSent = handle.info(offset: CURLINFO_SIZE_UPLOAD_T)
-        metrics.bytesReceived = handle.info(offset: CURLINFO_SIZE_DOWNLOAD_T)
-        metrics.connectionReused = handle.info(long: CURLINFO_NUM_CONNECTS) == 0 && handle.info(long: CURLINFO_RESPONSE_CODE) != 0
-        switch handle.info(long: CURLINFO_HTTP_VERSION) {
+        metrics.nameLookup = Double(figures.name_lookup_us) / 1_000_000
+        metrics.connect = Double(figures.connect_us) / 1_000_000
+        metrics.tlsHandshake = Double(figures.tls_handshake_us) / 1_000_000
+        metrics.firstByte = Double(figures.first_byte_us) / 1_000_000
+        metrics.total = Double(figures.total_us) / 1_000_000
+        metrics.bytesSent = Int64(figures.bytes_sent)
+        metrics.bytesReceived = Int64(figures.bytes_received)
+        metrics.connectionReused = figures.connects == 0 && figures.response_code != 0
+        switch figures.http_version {
         case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = "1.0"
         case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = "1.1"
         case Int(CURL_HTTP_VERSION_2_0): metrics.httpVersion = "2"
         case Int(CURL_HTTP_VERSION_3): metrics.httpVersion = "3"
         default: metrics.httpVersion = ""
         }
-        metrics.remoteAddress = handle.info(string: CURLINFO_PRIMARY_IP) ?? ""
-        metrics.remotePort = handle.info(long: CURLINFO_PRIMARY_PORT)
-        metrics.localPort = handle.info(long: CURLINFO_LOCAL_PORT)
+        metrics.remoteAddress = handle.remoteAddress(figures.remote_address)
+        metrics.remotePort = figures.remote_port
+        metrics.localPort = figures.local_port
         return metrics
     }
 }

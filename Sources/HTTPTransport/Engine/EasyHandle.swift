@@ -107,20 +107,15 @@ final class EasyHandle: @unchecked Sendable {
 
     // MARK: Information
 
-    func info(long info: CURLINFO) -> Int {
-        var value = 0
-        return ccurl_getinfo_long(curl, info, &value) == CURLE_OK ? value : 0
-    }
+    /// The last remote address as a String, made again only when it changed (a kept-alive
+    /// connection answers from the same address every time).
+    private var lastRemoteAddress = ""
 
-    func info(offset info: CURLINFO) -> Int64 {
-        var value: curl_off_t = 0
-        return ccurl_getinfo_off(curl, info, &value) == CURLE_OK ? Int64(value) : 0
-    }
-
-    func info(string info: CURLINFO) -> String? {
-        var value: UnsafePointer<CChar>?
-        guard ccurl_getinfo_string(curl, info, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
+    func remoteAddress(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "" }
+        let changed = lastRemoteAddress.withCString { strcmp($0, text) != 0 }
+        if changed { lastRemoteAddress = String(cString: text) }
+        return lastRemoteAddress
     }
 }
 

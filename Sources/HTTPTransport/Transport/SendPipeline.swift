@@ -8,8 +8,11 @@ struct SendPipeline {
 
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let session = request.session ?? transport.session
-        let requestInterceptors = request.requestInterceptors + transport.requestInterceptors
-        let responseInterceptors = request.responseInterceptors + transport.responseInterceptors
+        // (No new array when the request has no interceptors of its own, the common case.)
+        let requestInterceptors = request.requestInterceptors.isEmpty
+            ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
+        let responseInterceptors = request.responseInterceptors.isEmpty
+            ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
 
         // 1. Resolve the request value into its wire form.
         var resolved: RawRequest
