@@ -37,9 +37,10 @@ final class CurlEngine: HTTPEngine {
         }
         let state = TransferState(maxResponseSize: configuration.maxResponseSize, control: control, requestURL: url)
         let resources = TransferResources()
+        var finishedCleanly = false
         defer {
             resources.release()
-            pool.checkIn(handle)
+            pool.checkIn(handle, warm: finishedCleanly)
         }
 
         // No entries: the standard policy, without looking at the host.
@@ -78,6 +79,7 @@ final class CurlEngine: HTTPEngine {
         } else {
             code = curl_easy_perform(handle.curl)
         }
+        finishedCleanly = code == CURLE_OK
         let metrics = collectMetrics(handle)
 
         var response = RawResponse(request: request, metrics: metrics)

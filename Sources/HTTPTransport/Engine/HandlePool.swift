@@ -1,8 +1,8 @@
 import Foundation
 
 /// The session's idle easy handles, most recently used first, so a sequence of sends keeps
-/// using the same warm connection. Bounded: beyond `maxIdle`, or after `idleTimeout`, handles
-/// are closed.
+/// using the same warm connection (handles whose last transfer failed come last). Bounded:
+/// beyond `maxIdle`, or after `idleTimeout`, handles are closed.
 final class HandlePool: Sendable {
     private let idle = Locked<[EasyHandle]>([])
     private let maxIdle: Int
@@ -25,12 +25,14 @@ final class HandlePool: Sendable {
         return handle ?? EasyHandle()
     }
 
-    /// Returns a handle for reuse (closing it when the pool is full).
-    func checkIn(_ handle: EasyHandle) {
+    /// Returns a handle for reuse (closing it when the pool is full). A handle whose transfer
+    /// did not finish cleanly (`warm` false) probably holds no live connection: it goes to the
+    /// bottom, so the next send gets a handle with a warm connection if there is one.
+    func checkIn(_ handle: EasyHandle, warm: Bool = true) {
         handle.idleSince = .now
         let overflow: EasyHandle? = idle.withLock { handles in
             guard handles.count < maxIdle else { return handle }
-            handles.append(handle)
+            if warm { handles.append(handle) } else { handles.insert(handle, at: 0) }
             return nil
         }
         _ = overflow
