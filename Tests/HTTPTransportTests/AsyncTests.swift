@@ -15,6 +15,23 @@ final class AsyncTests: XCTestCase {
         XCTAssertEqual((echo["args"] as? [String: Any])?["a"] as? String, "1")
     }
 
+    func testTryAwaitSendAndTheSynchronousSendBothWorkInAsyncCode() async throws {
+        let transport = HTTPTransport()
+        let awaited = try await transport.send(HTTPRequest(endpoint: server.http + "/anything/awaited"))
+        XCTAssertEqual(try echo(awaited)["path"] as? String, "/anything/awaited")
+        let upload = try await transport.send(DataUploadHTTPRequest(endpoint: server.http + "/upload", data: Data("abc".utf8)))
+        XCTAssertEqual(try upload.getJSONDictionary()?["size"] as? Int, 3)
+        do {
+            _ = try await transport.send(HTTPRequest(endpoint: server.http + "/status/409"))
+            XCTFail("a 409 must throw")
+        } catch {
+            XCTAssertEqual(error.httpStatusCode, .conflict)
+        }
+        // The labelled call is still the synchronous one returning a Result, here too.
+        let result: HTTPTransport.Result = transport.send(request: HTTPRequest(endpoint: server.http + "/anything/sync"))
+        XCTAssertEqual(try echo(try result.get())["path"] as? String, "/anything/sync")
+    }
+
     func testFailureIsThrownAsHTTPTransportError() async {
         let transport = HTTPTransport()
         do {

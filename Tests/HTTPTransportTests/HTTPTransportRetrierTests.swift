@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTransport
-import Synchronization
 import XCTest
 
 /// `HTTPTransportRetrier` against the server's token routes: `/auth/token` issues a token (and
@@ -65,7 +64,7 @@ final class HTTPTransportRetrierTests: XCTestCase {
     }
 
     func testAttemptStartedBeforeTheLastRefreshRetriesWithoutRefreshing() throws {
-        let counter = Mutex(0)
+        let counter = Protected(0)
         let retrier = HTTPTransportRetrier(delegate: ClosureDelegate { counter.withLock { $0 += 1 } })
         let before = ContinuousClock.now
         guard case .retry = retrier.retry(unauthorized(attemptStarted: before)) else { return XCTFail("no retry") }
@@ -88,7 +87,7 @@ final class HTTPTransportRetrierTests: XCTestCase {
     }
 
     func testAttemptsAreBoundedWhenRefreshDoesNotHelp() throws {
-        let calls = Mutex(0)
+        let calls = Protected(0)
         let retrier = HTTPTransportRetrier(delegate: ClosureDelegate { calls.withLock { $0 += 1 } })
         let transport = HTTPTransport(retrier: retrier)
         let result = transport.send(request: HTTPRequest(endpoint: server.http + "/auth/protected"))
@@ -98,7 +97,7 @@ final class HTTPTransportRetrierTests: XCTestCase {
     }
 
     func testRefreshThatSendsThroughTheSameTransportDoesNotDeadlock() throws {
-        let box = Mutex<HTTPTransport?>(nil)
+        let box = Protected<HTTPTransport?>(nil)
         let protectedURL = server.http + "/auth/protected"
         let retrier = HTTPTransportRetrier(delegate: ClosureDelegate {
             // Its own 401 is not retried (that would wait for itself).
@@ -128,7 +127,7 @@ final class HTTPTransportRetrierTests: XCTestCase {
 
     /// Runs `body` on `count` threads released together; returns their results in order.
     private func runConcurrently(_ count: Int, _ body: @escaping @Sendable () -> HTTPTransport.Result) -> [HTTPTransport.Result] {
-        let results = Mutex<[Int: HTTPTransport.Result]>([:])
+        let results = Protected<[Int: HTTPTransport.Result]>([:])
         let ready = DispatchGroup(), done = DispatchGroup()
         let gate = DispatchSemaphore(value: 0)
         for index in 0..<count {
@@ -152,7 +151,7 @@ final class HTTPTransportRetrierTests: XCTestCase {
 
 /// The current token, shared by threads.
 private final class TokenStore: Sendable {
-    private let value = Mutex<String?>(nil)
+    private let value = Protected<String?>(nil)
     var token: String? { value.withLock { $0 } }
     func set(_ token: String?) { value.withLock { $0 = token } }
 }
@@ -176,7 +175,7 @@ private final class TokenRefresher: HTTPTransportRetrierDelegate {
     private let store: TokenStore
     private let waitForFailures: Int
     private let condition = NSCondition()
-    private let state = Mutex((failures: 0, refreshes: 0))
+    private let state = Protected((failures: 0, refreshes: 0))
 
     init(server: String, store: TokenStore, waitForFailures: Int, tokenPath: String = "/auth/token") {
         tokenURL = server + tokenPath

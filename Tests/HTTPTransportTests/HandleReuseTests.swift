@@ -174,38 +174,22 @@ final class HandleReuseTests: XCTestCase {
         let bothRunning = DispatchGroup()
         bothRunning.enter()
         bothRunning.enter()
-        let started = Locked(0)
+        let started = Protected(0)
         let control = TransferControl(progress: { _ in
-            if started.increment() <= 2 { bothRunning.leave() }
+            if started.withLock({ $0 += 1; return $0 }) <= 2 { bothRunning.leave() }
             _ = bothRunning.wait(timeout: .now() + 5)
             return true
         })
-        let results = Locked<[HTTPTransport.Result]>([])
+        let results = Protected<[HTTPTransport.Result]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            results.append(fresh.send(request: HTTPRequest(endpoint: url), control: control))
+            let result = fresh.send(request: HTTPRequest(endpoint: url), control: control)
+            results.withLock { $0.append(result) }
         }
-        XCTAssertEqual(results.value.filter(\.isSuccess).count, 2)
+        XCTAssertEqual(results.withLock { $0.filter(\.isSuccess).count }, 2)
 
         // A send whose connection the server closes: its handle has no live connection left.
         XCTAssertEqual(fresh.send(request: HTTPRequest(endpoint: server.http + "/fault/close-before-response")).isSuccess, false)
         let next = try sendOK(fresh, HTTPRequest(endpoint: server.http + "/bytes/10"))
         XCTAssertTrue(next.metrics.connectionReused, "the next send should get the other handle's warm connection")
     }
-}
-
-/// A value shared by test threads.
-private final class Locked<Value>: @unchecked Sendable {
-    private var stored: Value
-    private let lock = NSLock()
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&stored) }
-}
-
-private extension Locked where Value == Int {
-    func increment() -> Int { mutate { $0 += 1; return $0 } }
-}
-
-private extension Locked where Value == [HTTPTransport.Result] {
-    func append(_ result: HTTPTransport.Result) { mutate { $0.append(result) } }
 }

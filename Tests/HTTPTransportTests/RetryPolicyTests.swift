@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTransport
-import Synchronization
 import XCTest
 
 /// `RetryPolicy` against the local server's `/flaky` route (fails `fail` times, then 200), and
@@ -115,7 +114,7 @@ final class RetryPolicyTests: XCTestCase {
     }
 
     func testJitterPicksWithinZeroToBackoff() throws {
-        let ranges = Mutex<[ClosedRange<Double>]>([])
+        let ranges = Protected<[ClosedRange<Double>]>([])
         let policy = RetryPolicy(maxAttempts: 5, jitter: { range in
             ranges.withLock { $0.append(range) }
             return range.lowerBound
@@ -191,7 +190,7 @@ final class RetryPolicyTests: XCTestCase {
 
 /// What `onRetry` saw.
 private final class RetryLog: Sendable {
-    private let entries = Mutex<[(attempt: Int, delay: TimeInterval, status: Int?)]>([])
+    private let entries = Protected<[(attempt: Int, delay: TimeInterval, status: Int?)]>([])
 
     var record: @Sendable (RetryContext, TimeInterval) -> Void {
         { [self] context, delay in

@@ -17,10 +17,27 @@ import Foundation
 /// }
 /// ```
 ///
-/// The synchronous `send(request:) -> Result` keeps its name and meaning in every context; the
-/// async calls are named `response(for:)` because an `async` overload of `send(request:)` would be
-/// preferred inside async code (e.g. `Task { transport.send(request: r) }`) and break such callers.
+/// `try await transport.send(request)` (no argument label) is the same call. The synchronous
+/// `send(request:) -> Result` keeps its name and meaning in every context: an `async` overload
+/// with the same label would be preferred inside async code (e.g. `Task { transport.send(request: r) }`)
+/// and break such callers, so the async spellings differ from it by their labels.
 extension HTTPTransport {
+    /// Sends a request without blocking the caller's thread: `try await transport.send(request)`.
+    /// Same as `response(for:)`.
+    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        try await response(for: request, progress: nil)
+    }
+
+    /// Sends a data upload without blocking the caller's thread (see `send(_:)`).
+    public func send(_ request: DataUploadHTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        try await response(for: request, progress: nil)
+    }
+
+    /// Sends a file upload without blocking the caller's thread (see `send(_:)`).
+    public func send(_ request: FileUploadHTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        try await response(for: request, progress: nil)
+    }
+
     /// Sends a request without blocking the caller's thread; returns the response or throws why
     /// there is none. Cancelling the task cancels the transfer (`.cancelled`).
     public func response(for request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
