@@ -4,6 +4,9 @@
 # every client (each run is its own process), stops nginx, and prints the tables.
 #
 # Clients: (a) C over libcurl with one reused easy handle per thread, the baseline;
+#          (a') the same C program with HTTPTransport's libcurl settings (its User-Agent and
+#          Accept-Encoding headers, time-outs, DNS share, header callback): the same request on
+#          the wire, so (b) − (a') is the cost of the Swift layer alone;
 #          (b) HTTPTransport, default interceptors; (c) HTTPTransport + 10 no-op request and
 #          10 no-op response interceptors; (d) URLSession (FoundationNetworking), synchronous;
 #          (e) AsyncHTTPClient, awaited sequentially.
@@ -14,7 +17,7 @@
 # (taskset -c 0), then unpinned.
 #
 # Environment: QUICK=1 (a tenth of the requests, a 64 MiB download), REPS=N (default 3),
-#              MODES="pinned unpinned", CLIENTS="a b c d e", WORKLOADS="get threads post download download-file",
+#              MODES="pinned unpinned", CLIENTS="a a2 b c d e", WORKLOADS="get threads post download download-file",
 #              KEEP=1 (keep the work directory with the raw results and nginx's logs).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -26,7 +29,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
 REPS=${REPS:-3}
 MODES=${MODES:-"pinned unpinned"}
-CLIENTS=${CLIENTS:-"a b c d e"}
+CLIENTS=${CLIENTS:-"a a2 b c d e"}
 WORKLOADS=${WORKLOADS:-"get threads post download download-file"}
 if [ "${QUICK:-0}" = 1 ]; then
     GETS=2000; THREADS=4; PER_THREAD=500; POSTS=500; BIG_MIB=64
@@ -179,6 +182,7 @@ check_server() {
 client_command() {  # $1: a|b|c|d|e
     case "$1" in
         a) echo ".build/curl_baseline" ;;
+        a2) echo "env CURL_BASELINE_LIKE_HTTPTRANSPORT=1 .build/curl_baseline" ;;
         b) echo "$BIN/BenchHTTPTransport" ;;
         c) echo "$BIN/BenchHTTPTransport --interceptors 10" ;;
         d) echo "$BIN/BenchURLSession" ;;
@@ -219,7 +223,7 @@ for mode in $MODES; do
     for rep in $(seq "$REPS"); do
         for workload in $WORKLOADS; do
             for client in $CLIENTS; do
-                case "$workload:$client" in download-file:[cde]) continue ;; esac
+                case "$workload:$client" in download-file:[cde]|download*:a2) continue ;; esac
                 run_one "$mode" "$rep" "$client" "$workload"
             done
         done
@@ -234,7 +238,7 @@ import json, statistics, sys
 
 path, gets, threads, per_thread, posts, big_mib, reps = sys.argv[1:]
 rows = [json.loads(line) for line in open(path) if line.strip()]
-names = {"a": "(a) C libcurl", "b": "(b) HTTPTransport", "c": "(c) HTTPTransport +10/+10 no-op",
+names = {"a": "(a) C libcurl", "a2": "(a') C, HTTPTransport's options", "b": "(b) HTTPTransport", "c": "(c) HTTPTransport +10/+10 no-op",
          "d": "(d) URLSession", "e": "(e) AsyncHTTPClient"}
 workloads = [
     ("get", f"{int(gets):,} sequential GETs", "req/s"),
@@ -243,7 +247,7 @@ workloads = [
     ("download", f"{big_mib} MiB download to memory", "MB/s"),
     ("download-file", f"{big_mib} MiB download to a file", "MB/s"),
 ]
-clients = ["a", "b", "c", "d", "e"]
+clients = ["a", "a2", "b", "c", "d", "e"]
 
 def figures(mode, workload, client):
     done = [r for r in rows if r["mode"] == mode and r["workload"] == workload and r["id"] == client]
@@ -329,6 +333,13 @@ for workload, _, _ in workloads[:4]:
     if b and others:
         check(f"(b) faster than (d) and (e), {workload}: " + ", ".join(f"{b / r:.2f}× ({c})" for c, r in others),
               all(b > r for _, r in others))
+lines = [(w, rate(w, "a2"), rate(w, "b")) for w in ("get", "threads", "post")]
+if any(a2 and b for _, a2, b in lines):
+    print()
+    print(f"The Swift layer alone ({mode}): (b) against (a'), the same requests sent through libcurl from C:")
+    for workload, a2, b in lines:
+        if a2 and b:
+            print(f"- {workload}: {b / a2:.2f}×")
 PYTHON
 echo
 echo "run.sh: done in $(( $(date +%s) - started )) s of measurement"
