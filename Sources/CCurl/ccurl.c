@@ -79,7 +79,6 @@ CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callb
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 
-
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
     memset(m, 0, sizeof *m);
     curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &m->name_lookup_us);

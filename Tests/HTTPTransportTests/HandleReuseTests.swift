@@ -51,10 +51,6 @@ final class HandleReuseTests: XCTestCase {
         }
     }
 
-    private func sendOK(_ transport: HTTPTransport, _ request: DataUploadHTTPRequest) throws -> HTTPResponse {
-        try transport.send(request: request).get()
-    }
-
     func testMethodsChangingBetweenSendsAreEachSentAsSuch() throws {
         let url = server.http + "/anything"
         let sequence: [(HTTPRequest.HTTPMethod, String?)] = [
@@ -64,7 +60,7 @@ final class HandleReuseTests: XCTestCase {
         for (method, text) in sequence {
             let response: HTTPResponse
             if let text {
-                response = try transport.send(request: DataUploadHTTPRequest(httpMethod: method, endpoint: url, data: Data(text.utf8))).get()
+                response = try sendOK(transport, DataUploadHTTPRequest(httpMethod: method, endpoint: url, data: Data(text.utf8)))
             } else {
                 response = try sendOK(transport, HTTPRequest(httpMethod: method, endpoint: url))
             }

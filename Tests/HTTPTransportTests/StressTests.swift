@@ -21,8 +21,8 @@ final class StressTests: XCTestCase {
         let outcomes = Counter()
 
         // Samples the idle count while the threads run: never above the configuration's limit.
-        let monitorStop = AtomicBox(false)
-        let maxIdleSeen = AtomicBox(0)
+        let monitorStop = Protected(false)
+        let maxIdleSeen = Protected(0)
         let monitor = Thread {
             while !monitorStop.value {
                 let idle = engine.idleHandleCount
@@ -155,16 +155,5 @@ final class StressTests: XCTestCase {
             if response.request.url.path != "/anything/\(token)" { wrong.append("response.request \(response.request.url)") }
             if !wrong.isEmpty { problems.add("\(token): " + wrong.joined(separator: ", ")) }
         }
-    }
-}
-
-/// A value shared between threads under a lock.
-final class AtomicBox<Value: Sendable>: @unchecked Sendable {
-    private var stored: Value
-    private let lock = NSLock()
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -42,7 +42,6 @@ size_t ccurl_readfunc_pause(void);
 
 // MARK: - Transfer information
 
-
 /// The figures of the last transfer, read in one call (times in microseconds; 0 when unknown).
 typedef struct ccurl_metrics {
     curl_off_t name_lookup_us, connect_us, tls_handshake_us, first_byte_us, total_us;

@@ -185,7 +185,7 @@ final class CurlEngine: HTTPEngine {
             switch request.body {
             case nil:
                 // Bodiless POST/PUT/PATCH send an empty body through the read callback.
-                guard request.method != .post, request.method != .put, request.method != .patch else { return nil }
+                guard !request.sendsBody else { return nil }
                 copiesBody = false
             case .data(let data) where !data.isEmpty && data.count <= CurlEngine.copiedBodyLimit:
                 copiesBody = true
@@ -223,8 +223,7 @@ final class CurlEngine: HTTPEngine {
     private func setHeaders(_ headers: HTTPHeaders, of request: RawRequest, on handle: EasyHandle, afterReset: Bool) throws {
         // "Expect:" stops libcurl's `Expect: 100-continue`, which only a request body can trigger;
         // a custom header costs libcurl work on every transfer, so bodiless requests go without.
-        let suppressesExpect = (request.body != nil || request.method == .post || request.method == .put
-                                || request.method == .patch) && !headers.contains("Expect")
+        let suppressesExpect = request.sendsBody && !headers.contains("Expect")
         let source = HeaderListSource(headers: headers, suppressesExpect: suppressesExpect)
         if handle.headerListSource == source {
             if afterReset { try handle.restoreHeaderList() }

@@ -47,19 +47,17 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer[0] = 0
     }
 
-    /// Sets `list` as the request headers (`CURLOPT_HTTPHEADER`) and takes ownership of it; the
-    /// previous list is freed once libcurl no longer points at it.
+    /// Sets a new `list` as the request headers (`CURLOPT_HTTPHEADER`) and takes ownership of
+    /// it; the previous list is freed once libcurl no longer points at it.
     func setHeaderList(_ list: UnsafeMutablePointer<curl_slist>?, source: CurlEngine.HeaderListSource) throws(EngineSetupError) {
         let code = ccurl_setopt_slist(curl, CURLOPT_HTTPHEADER, list)
-        let previous = headerList
-        if code == CURLE_OK {
-            headerList = list
-            headerListSource = source
-            if let previous, previous != list { curl_slist_free_all(previous) }
-        } else {
-            if let list, list != previous { curl_slist_free_all(list) }
+        guard code == CURLE_OK else {
+            if let list { curl_slist_free_all(list) }
+            throw EngineSetupError(code: code, option: CURLOPT_HTTPHEADER)
         }
-        try check(code, CURLOPT_HTTPHEADER)
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = list
+        headerListSource = source
     }
 
     /// Points `CURLOPT_HTTPHEADER` at the handle's list again (after `reset()`).

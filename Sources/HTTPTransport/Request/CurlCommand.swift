@@ -143,7 +143,7 @@ struct CurlCommandBuilder {
         switch request.body {
         case nil:
             // The engine sends an empty body (Content-Length: 0) for these.
-            if method == .post || method == .put || method == .patch { arguments.append("--data-binary ''") }
+            if request.sendsBody { arguments.append("--data-binary ''") }
         case .data(let data):
             let shown = redaction.redactedBody(data, contentType: request.value(forHTTPHeaderField: "Content-Type"))
             appendData(shown)

@@ -64,6 +64,12 @@ public struct RawRequest: Sendable {
         }
         set { body = newValue.map(Body.data) }
     }
+
+    /// Whether a body goes out: the request has one, or it is a POST, PUT or PATCH, which the
+    /// engine sends with an empty body (`Content-Length: 0`) when it has none.
+    var sendsBody: Bool {
+        body != nil || method == .post || method == .put || method == .patch
+    }
 }
 
 /// Asks the engine to write the response body to a file: into a temporary file beside

@@ -3,14 +3,20 @@ import Foundation
 /// A value shared by test threads, behind an `NSLock` (a pthread mutex ThreadSanitizer sees;
 /// `Synchronization.Mutex` locks with a bare futex on Linux, which it cannot see).
 final class Protected<Value>: @unchecked Sendable {
-    private var value: Value
+    private var stored: Value
     private let lock = NSLock()
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) { stored = value }
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&value)
+        return try body(&stored)
+    }
+
+    /// The value now; setting it replaces it.
+    var value: Value {
+        get { withLock { $0 } }
+        set { withLock { $0 = newValue } }
     }
 }

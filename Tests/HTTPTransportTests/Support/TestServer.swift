@@ -109,9 +109,9 @@ extension XCTestCase {
     }
 
     /// Sends and fails the test on a failure result.
-    func sendOK(_ transport: HTTPTransport, _ request: HTTPRequest, file: StaticString = #filePath,
+    func sendOK(_ transport: HTTPTransport, _ request: some HTTPRequestEnvelope, file: StaticString = #filePath,
                 line: UInt = #line) throws -> HTTPResponse {
-        switch transport.send(request: request) {
+        switch transport.send(request: request, control: TransferControl()) {
         case .success(let response): return response
         case .failure(let error):
             XCTFail("send failed: \(error)", file: file, line: line)
