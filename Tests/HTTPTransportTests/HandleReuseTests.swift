@@ -188,4 +188,29 @@ final class HandleReuseTests: XCTestCase {
         let next = try sendOK(fresh, HTTPRequest(endpoint: server.http + "/bytes/10"))
         XCTAssertTrue(next.metrics.connectionReused, "the next send should get the other handle's warm connection")
     }
+
+    /// Response bodies are gathered in a buffer that grows by doubling when no length is
+    /// declared, and is handed over as `Data`: every size, in a row on one handle, arrives whole
+    /// and byte for byte, and a body stays intact when the next one arrives or when it is changed.
+    func testBodiesOfEverySizeArriveWholeInARow() throws {
+        let sizes = [1, 16_383, 16_384, 16_385, 70_001, 3, 0, 100_000, 2]
+        var bodies: [Data] = []
+        for size in sizes {
+            for route in ["/stream-bytes/", "/bytes/"] {  // chunked, then with Content-Length
+                let body = try sendOK(transport, HTTPRequest(endpoint: server.http + route + "\(size)")).body ?? Data()
+                XCTAssertEqual(body.count, size, route + "\(size)")
+                bodies.append(body)
+            }
+        }
+        for (index, body) in bodies.enumerated() {
+            let mismatch = body.enumerated().first { $0.element != UInt8($0.offset % 251) }
+            XCTAssertNil(mismatch, "body \(index) (\(body.count) bytes) differs at byte \(mismatch?.offset ?? -1)")
+        }
+        var changed = bodies[9]  // 70,001 bytes
+        changed.append(contentsOf: [1, 2, 3])
+        changed[0] = 99
+        XCTAssertEqual(changed.count, 70_004)
+        XCTAssertEqual(bodies[9].count, 70_001)
+        XCTAssertEqual(bodies[9].first, 0)
+    }
 }

@@ -81,17 +81,24 @@ final class CurlEngine: HTTPEngine {
         }
         finishedCleanly = code == CURLE_OK
         let metrics = collectMetrics(handle)
+        let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
+        // Each outcome builds its response in one initializer call (straight into the return
+        // value: a response assembled in a variable is copied once more on the way out).
+        func failed(_ error: HTTPTransportError, body: Data? = nil) -> RawResponse {
+            var error = error
+            error.httpStatusCode = statusCode
+            error.responseHeaders = state.headers
+            if let body { error.responseBodyData = body }
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, error: error,
+                               metrics: metrics)
+        }
 
-        var response = RawResponse(request: request, metrics: metrics)
-        response.statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
-        response.headers = state.headers
         if code == CURLE_OK && state.storedError == nil {
             guard state.headersComplete else {
                 state.download?.abandon()
-                response.error = HTTPTransportError(
+                return failed(HTTPTransportError(
                     code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
-                    url: url, httpStatusCode: response.statusCode, responseHeaders: state.headers)
-                return response
+                    url: url))
             }
             if control.progress != nil {
                 _ = state.progress(downloadTotal: metrics.bytesReceived, downloadNow: metrics.bytesReceived,
@@ -99,29 +106,20 @@ final class CurlEngine: HTTPEngine {
             }
             if let download = state.download, download.isWritingBody {
                 if let problem = download.commit() {
-                    response.error = HTTPTransportError(code: .fileIO, message: problem, url: url,
-                                                        httpStatusCode: response.statusCode, responseHeaders: state.headers)
-                    return response
+                    return failed(HTTPTransportError(code: .fileIO, message: problem, url: url))
                 }
-                response.fileURL = download.destination
-                return response
+                return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
+                                   fileURL: download.destination)
             }
             state.download?.abandon()
-            response.data = state.body
-            return response
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, data: state.takeBody(),
+                               metrics: metrics)
         }
         state.download?.abandon()
-        if let stored = state.storedError {
-            response.error = stored
-        } else {
-            response.error = CurlErrorMapping.error(
-                for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
-                pinCheck: resources.pinCheck?.pointee)
-        }
-        response.error?.httpStatusCode = response.statusCode
-        response.error?.responseHeaders = state.headers
-        if !state.body.isEmpty { response.error?.responseBodyData = state.body }
-        return response
+        let error = state.storedError ?? CurlErrorMapping.error(
+            for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
+            pinCheck: resources.pinCheck?.pointee)
+        return failed(error, body: state.hasBody ? state.takeBody() : nil)
     }
 
     // MARK: Configuration of one transfer
@@ -179,7 +177,8 @@ final class CurlEngine: HTTPEngine {
         let timeout: TimeInterval
         let isHTTPS: Bool
 
-        init?(_ request: RawRequest, url: String, control: TransferControl, policy: HostTrustPolicy) {
+        init?(_ request: borrowing RawRequest, url: String, control: borrowing TransferControl,
+               policy: borrowing HostTrustPolicy) {
             guard request.download == nil, control.progress == nil, control.cancellation == nil, policy.isStandard
             else { return nil }
             switch request.body {

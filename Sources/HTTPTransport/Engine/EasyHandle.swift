@@ -3,20 +3,22 @@ import Foundation
 
 /// One libcurl easy handle, with its error buffer. Used by one thread at a time: the pool
 /// hands it out and takes it back. Its connection cache survives between transfers, so
-/// keep-alive connections are reused by the next transfer on it.
+/// keep-alive connections are reused by the next transfer on it. Being used by one thread at
+/// a time (the pool's lock orders the hand-overs), its stored properties opt out of the
+/// runtime's exclusivity bookkeeping.
 final class EasyHandle: @unchecked Sendable {
     let curl: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the handle last went back to the pool (for idle trimming).
-    var idleSince: ContinuousClock.Instant = .now
+    @exclusivity(unchecked) var idleSince: ContinuousClock.Instant = .now
     /// The multi handle used for cancellable transfers, made on first use.
-    private var multiHandle: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
     /// The options the last transfer set, when the next transfer may repeat them without a
     /// reset (`nil` after any other transfer: the next one starts from `reset()`).
-    var repeatableSetup: CurlEngine.RepeatableSetup?
+    @exclusivity(unchecked) var repeatableSetup: CurlEngine.RepeatableSetup?
     /// The request header list set on the handle (owned by it), and what it was built from.
-    private(set) var headerList: UnsafeMutablePointer<curl_slist>?
-    private(set) var headerListSource: CurlEngine.HeaderListSource?
+    @exclusivity(unchecked) private(set) var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private(set) var headerListSource: CurlEngine.HeaderListSource?
 
     init?() {
         ccurl_global_init()
@@ -107,7 +109,7 @@ final class EasyHandle: @unchecked Sendable {
 
     /// The last remote address as a String, made again only when it changed (a kept-alive
     /// connection answers from the same address every time).
-    private var lastRemoteAddress = ""
+    @exclusivity(unchecked) private var lastRemoteAddress = ""
 
     func remoteAddress(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "" }

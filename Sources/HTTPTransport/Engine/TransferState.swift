@@ -7,29 +7,37 @@ import Glibc
 
 /// The mutable state of one transfer, reached from libcurl's callbacks through an unretained
 /// pointer. Lives on the sending thread for the duration of `curl_easy_perform`.
+///
+/// Only that thread touches it (libcurl calls back on the thread that performs), so its stored
+/// properties opt out of the runtime's exclusivity bookkeeping, which otherwise costs a
+/// thread-local lookup on every header line and body chunk.
 final class TransferState {
     let maxResponseSize: Int64
     let control: TransferControl
     let requestURL: String
 
     // Response
-    var statusCode: Int?
-    var headers = HTTPHeaders()
+    @exclusivity(unchecked) var statusCode: Int?
+    @exclusivity(unchecked) var headers = HTTPHeaders()
     /// `true` once the blank line ending the (final) header block arrived.
-    var headersComplete = false
-    var body = Data()
-    var receivedBytes: Int64 = 0
+    @exclusivity(unchecked) var headersComplete = false
+    /// The body received so far: malloc'd memory, grown by `realloc`, handed over as `Data`
+    /// without a copy by `takeBody()`.
+    @exclusivity(unchecked) private var bodyBytes: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var bodyCount = 0
+    @exclusivity(unchecked) private var bodyCapacity = 0
+    @exclusivity(unchecked) var receivedBytes: Int64 = 0
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
-    var storedError: HTTPTransportError?
+    @exclusivity(unchecked) var storedError: HTTPTransportError?
 
     // Download to file
-    var download: DownloadFile?
-    private var lastProgressReport: ContinuousClock.Instant?
+    @exclusivity(unchecked) var download: DownloadFile?
+    @exclusivity(unchecked) private var lastProgressReport: ContinuousClock.Instant?
 
     // Upload source
-    var uploadData: Data?
-    var uploadOffset = 0
-    var uploadFile: Int32 = -1
+    @exclusivity(unchecked) var uploadData: Data?
+    @exclusivity(unchecked) var uploadOffset = 0
+    @exclusivity(unchecked) var uploadFile: Int32 = -1
 
     init(maxResponseSize: Int64, control: TransferControl, requestURL: String) {
         self.maxResponseSize = maxResponseSize
@@ -39,12 +47,17 @@ final class TransferState {
 
     deinit {
         if uploadFile >= 0 { close(uploadFile) }
+        free(bodyBytes)
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferState? {
-        pointer.map { Unmanaged<TransferState>.fromOpaque($0).takeUnretainedValue() }
+    /// Runs `body` on the state behind a callback's pointer, without retaining it (the sending
+    /// thread holds it for the whole transfer); `fallback` when libcurl passed no pointer.
+    @inline(__always)
+    static func with<T>(_ pointer: UnsafeMutableRawPointer?, or fallback: T, _ body: (TransferState) -> T) -> T {
+        guard let pointer else { return fallback }
+        return Unmanaged<TransferState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Headers
@@ -62,7 +75,7 @@ final class TransferState {
             return
         }
         // The whole line on the bytes too: no String for the status line or the obs-fold test.
-        if bytes[0..<end].starts(with: Self.statusLinePrefix) {
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line (interim 1xx responses come first): start over.
             var fields: [HTTPHeaders.Field] = []
             fields.reserveCapacity(16)  // one allocation for a typical response's headers
@@ -83,18 +96,42 @@ final class TransferState {
         // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
         guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
         let colon = base.distance(to: UnsafeRawPointer(found))
-        let name = Self.trimmedString(bytes, from: 0, to: colon)
-        let value = Self.trimmedString(bytes, from: colon + 1, to: end)
-        headers.add(name, value)
-        if download == nil, name.utf8.count == 14, name.caseInsensitiveEquals("Content-Length"), let length = Int64(value),
-           length <= maxResponseSize, length > 0 {
+        if download == nil, Self.isContentLength(bytes, colon: colon),
+           let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
             // The whole declared body (at most the session's cap): a reservation touches no page
             // until written, and the body never moves while it grows.
-            body.reserveCapacity(Int(length))
+            _ = reserveBody(Int(length))
         }
+        headers.add(Self.trimmedString(bytes, from: 0, to: colon), Self.trimmedString(bytes, from: colon + 1, to: end))
     }
 
-    private static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
+    /// Whether the name before `colon` is `Content-Length`, in any case.
+    private static func isContentLength(_ bytes: UnsafeRawBufferPointer, colon: Int) -> Bool {
+        guard colon == 14 else { return false }
+        var index = 0
+        for expected in "content-length".utf8 {
+            guard bytes[index] | 0x20 == expected else { return false }  // "-" is 0x2D either way
+            index += 1
+        }
+        return true
+    }
+
+    /// The decimal number in `start..<end` between optional spaces and tabs; `nil` for anything
+    /// else (or more than 18 digits).
+    private static func decimal(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int64? {
+        var index = start, upper = end
+        while index < upper, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        while upper > index, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        guard index < upper, upper - index <= 18 else { return nil }
+        var value: Int64 = 0
+        while index < upper {
+            let digit = Int64(bytes[index]) - 48
+            guard digit >= 0, digit <= 9 else { return nil }
+            value = value * 10 + digit
+            index += 1
+        }
+        return value
+    }
 
     /// The status code of `HTTP/x nnn reason`: the digits after the first space(s).
     private static func statusCode(_ bytes: UnsafeRawBufferPointer, end: Int) -> Int? {
@@ -139,8 +176,49 @@ final class TransferState {
                 url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
             return 0
         }
-        body.append(contentsOf: bytes)
+        guard appendBody(bytes) else {
+            storedError = HTTPTransportError(
+                code: .responseTooLarge, message: "No memory for a response body of \(receivedBytes) bytes.",
+                url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
+            return 0
+        }
         return bytes.count
+    }
+
+    /// Whether any body byte arrived (in memory).
+    var hasBody: Bool { bodyCount > 0 }
+
+    /// The body as `Data`, which takes over the memory (the state keeps none of it).
+    func takeBody() -> Data {
+        guard var bytes = bodyBytes, bodyCount > 0 else { return Data() }
+        // A grown buffer gives back its unused tail (in place), so kept responses hold no slack.
+        if bodyCapacity - bodyCount > 4096, let shrunk = realloc(bytes, bodyCount) { bytes = shrunk }
+        bodyBytes = nil
+        defer { bodyCount = 0; bodyCapacity = 0 }
+        return Data(bytesNoCopy: bytes, count: bodyCount, deallocator: .free)
+    }
+
+    /// Makes room for `capacity` bytes in all; `false` when memory is short.
+    private func reserveBody(_ capacity: Int) -> Bool {
+        guard capacity > bodyCapacity else { return true }
+        guard let grown = realloc(bodyBytes, capacity) else { return false }
+        bodyBytes = grown
+        bodyCapacity = capacity
+        return true
+    }
+
+    private func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return true }
+        let needed = bodyCount + bytes.count
+        // Doubling (from 16 KiB) when the length was not declared: amortised copies stay linear.
+        if needed > bodyCapacity,
+           !reserveBody(max(needed, min(max(bodyCapacity * 2, 16 * 1024), Int(clamping: maxResponseSize)))) {
+            return false
+        }
+        guard let target = bodyBytes else { return false }
+        (target + bodyCount).copyMemory(from: source, byteCount: bytes.count)
+        bodyCount = needed
+        return true
     }
 
     // MARK: Upload
@@ -209,28 +287,30 @@ final class TransferState {
 // MARK: - C callbacks
 
 let curlWriteCallback: ccurl_data_callback = { buffer, size, count, userdata in
-    guard let state = TransferState.from(userdata) else { return 0 }
-    return state.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    TransferState.with(userdata, or: 0) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
 }
 
 let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, userdata in
-    guard let state = TransferState.from(userdata) else { return 0 }
-    state.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    TransferState.with(userdata, or: 0) { state in
+        state.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+        return size * count
+    }
 }
 
 let curlReadCallback: ccurl_data_callback = { buffer, size, count, userdata in
-    guard let state = TransferState.from(userdata) else { return ccurl_readfunc_abort() }
-    return state.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    TransferState.with(userdata, or: ccurl_readfunc_abort()) {
+        $0.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    }
 }
 
 let curlSeekCallback: ccurl_seek_callback = { userdata, offset, origin in
-    guard let state = TransferState.from(userdata), origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
-    return state.seekBody(to: Int64(offset)) ? 0 : 1
+    guard origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+    return TransferState.with(userdata, or: 2) { $0.seekBody(to: Int64(offset)) ? 0 : 1 }
 }
 
 let curlProgressCallback: ccurl_progress_callback = { userdata, downloadTotal, downloadNow, uploadTotal, uploadNow in
-    guard let state = TransferState.from(userdata) else { return 1 }
-    return state.progress(downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
-                          uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow)) ? 0 : 1
+    TransferState.with(userdata, or: 1) {
+        $0.progress(downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
+                    uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow)) ? 0 : 1
+    }
 }

@@ -86,9 +86,8 @@ public struct HTTPRequest: HTTPRequestEnvelope {
 
     /// Resolves the request into the wire form: endpoint parsed, parameters merged and encoded.
     public func resolve() throws(HTTPTransportError) -> RawRequest {
-        var raw = try RequestResolver.resolve(self, bodyRule: bodyFile.map(RequestResolver.BodyRule.file) ?? .parameters)
-        raw.download = download
-        return raw
+        try RequestResolver.resolve(self, bodyRule: bodyFile.map(RequestResolver.BodyRule.file) ?? .parameters,
+                                    download: download)
     }
 
     /// A copy that sends the file as its raw body, streamed from disk (e.g. a `PUT` of a file).

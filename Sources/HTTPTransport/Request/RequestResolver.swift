@@ -15,7 +15,8 @@ enum RequestResolver {
         case file(URL)
     }
 
-    static func resolve(_ request: some HTTPRequestEnvelope, bodyRule: BodyRule) throws(HTTPTransportError) -> RawRequest {
+    static func resolve(_ request: some HTTPRequestEnvelope, bodyRule: BodyRule,
+                        download: Download? = nil) throws(HTTPTransportError) -> RawRequest {
         let url = try parseURL(request.endpoint)
         var headers = HTTPHeaders(request.headers)
         let sets = request.parameters
@@ -86,9 +87,10 @@ enum RequestResolver {
         }
 
         var raw = RawRequest(method: request.httpMethod, url: finalURL, headers: headers, body: body,
-                             timeout: request.timeout)
+                             timeout: request.timeout, download: download)
 
         // 3. Custom encodings, in order.
+        guard sets.contains(where: { if case .custom = $0.encoding { true } else { false } }) else { return raw }
         for set in sets {
             guard case .custom(let encode) = set.encoding else { continue }
             try checkSupported(set.values, encoding: "custom")

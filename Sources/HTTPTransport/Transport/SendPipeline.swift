@@ -123,14 +123,14 @@ struct SendPipeline {
                 return (.failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
                                                            url: sent.url.absoluteString)), sent)
             }
+            // (The sent request goes back only with a failure: the retrier needs it, a success not.)
             return (.success(response: HTTPResponse(
                 httpStatus: status, headers: response.headers, body: response.data, request: response.request,
-                metrics: response.metrics, fileURL: response.fileURL)), sent)
+                metrics: response.metrics, fileURL: response.fileURL)), nil)
         }
     }
 
-    static func intercept(_ request: RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) -> RawRequest {
-        var request = request
+    static func intercept(_ request: consuming RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) -> RawRequest {
         for interceptor in interceptors {
             do {
                 request = try interceptor.intercept(request: request)
@@ -149,8 +149,7 @@ struct SendPipeline {
         return request
     }
 
-    static func intercept(_ response: RawResponse, with interceptors: [any HTTPResponseInterceptor]) -> RawResponse {
-        var response = response
+    static func intercept(_ response: consuming RawResponse, with interceptors: [any HTTPResponseInterceptor]) -> RawResponse {
         for interceptor in interceptors { response = interceptor.intercept(response: response) }
         return response
     }

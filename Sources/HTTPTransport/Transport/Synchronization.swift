@@ -5,7 +5,8 @@ import Synchronization
 /// on Linux the latter locks with a bare futex that ThreadSanitizer cannot see, so every access
 /// it protects would be reported as a race.
 final class Locked<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
+    /// Only touched under `lock`, so the runtime's exclusivity bookkeeping is left out.
+    @exclusivity(unchecked) private var value: Value
     private let lock = NSLock()
 
     init(_ value: Value) { self.value = value }
