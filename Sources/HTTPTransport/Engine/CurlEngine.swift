@@ -36,10 +36,11 @@ final class CurlEngine: HTTPEngine {
                 code: .other, message: "libcurl could not create an easy handle.", url: url))
         }
         let state = TransferState(maxResponseSize: configuration.maxResponseSize, control: control, requestURL: url)
-        let resources = TransferResources()
+        // Made by a full set-up only (a repeated one sets no MIME body and no pin check).
+        var resources: TransferResources?
         var finishedCleanly = false
         defer {
-            resources.release()
+            resources?.release()
             pool.checkIn(handle, warm: finishedCleanly)
         }
 
@@ -57,7 +58,9 @@ final class CurlEngine: HTTPEngine {
                 try configureRepeat(handle, request: request, url: url, state: state)
             } else {
                 handle.reset()
-                try configure(handle, request: request, url: url, state: state, resources: resources, policy: policy)
+                let fresh = TransferResources()
+                resources = fresh
+                try configure(handle, request: request, url: url, state: state, resources: fresh, policy: policy)
                 handle.repeatableSetup = setup
             }
         } catch {
@@ -118,7 +121,7 @@ final class CurlEngine: HTTPEngine {
         state.download?.abandon()
         let error = state.storedError ?? CurlErrorMapping.error(
             for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
-            pinCheck: resources.pinCheck?.pointee)
+            pinCheck: resources?.pinCheck?.pointee)
         return failed(error, body: state.hasBody ? state.takeBody() : nil)
     }
 
@@ -257,11 +260,15 @@ final class CurlEngine: HTTPEngine {
     /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case: cheaper than
     /// asking `URL` for its scheme.
     static func isHTTPS(_ url: String) -> Bool {
-        var bytes = url.utf8.makeIterator()
-        for expected in "https:".utf8 {
-            guard let byte = bytes.next(), byte | 0x20 == expected | 0x20 else { return false }
+        func check(_ bytes: some Collection<UInt8>) -> Bool {
+            var index = bytes.startIndex
+            for expected in "https:".utf8 {
+                guard index != bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return false }
+                bytes.formIndex(after: &index)
+            }
+            return true
         }
-        return true
+        return url.utf8.withContiguousStorageIfAvailable(check) ?? check(url.utf8)
     }
 
     /// The content encodings this libcurl decodes, as it lists them in `Accept-Encoding`.

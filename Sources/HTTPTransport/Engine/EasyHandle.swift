@@ -10,7 +10,7 @@ final class EasyHandle: @unchecked Sendable {
     let curl: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the handle last went back to the pool (for idle trimming).
-    @exclusivity(unchecked) var idleSince: ContinuousClock.Instant = .now
+    @exclusivity(unchecked) var idleSince = HandlePool.now()
     /// The multi handle used for cancellable transfers, made on first use.
     @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
     /// The options the last transfer set, when the next transfer may repeat them without a

@@ -26,7 +26,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Headers from a dictionary, sorted by name so the order is stable.
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+        fields = dictionary.isEmpty ? [] : dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {

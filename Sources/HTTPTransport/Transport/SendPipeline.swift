@@ -25,14 +25,16 @@ struct SendPipeline {
         }
 
         // 2–7 for each attempt; the retrier decides whether a failure is sent again.
-        let firstStart = ContinuousClock.now
+        // (The clock is read only for a retrier, the one reader of the times.)
+        let firstStart = transport.retrier == nil ? nil : ContinuousClock.now
         var attempt = 1
         while true {
-            let attemptStart = ContinuousClock.now
+            let attemptStart = firstStart == nil ? nil : ContinuousClock.now
             let (result, sent) = attemptOnce(resolved, session: session, control: control,
                                              requestInterceptors: requestInterceptors,
                                              responseInterceptors: responseInterceptors)
-            guard case .failure(let error) = result, let retrier = transport.retrier, error.code != .cancelled,
+            guard case .failure(let error) = result, let retrier = transport.retrier,
+                  let firstStart, let attemptStart, error.code != .cancelled,
                   error.code != .interceptorFailed, error.code != .invalidURL, error.code != .encodingFailed
             else { return result }
             let context = RetryContext(request: resolved, sentRequest: sent, error: error, attempt: attempt,
