@@ -18,7 +18,10 @@ final class TransferState {
 
     // Response
     @exclusivity(unchecked) var statusCode: Int?
-    @exclusivity(unchecked) var headers = HTTPHeaders()
+    /// The header lines of the current response, as bytes (decoded only when read).
+    @exclusivity(unchecked) private var headerBlock = ReceivedHeaderBlock()
+    /// The headers received so far.
+    var headers: HTTPHeaders { HTTPHeaders(received: headerBlock) }
     /// `true` once the blank line ending the (final) header block arrived.
     @exclusivity(unchecked) var headersComplete = false
     /// The body received so far: malloc'd memory, grown by `realloc`, handed over as `Data`
@@ -77,20 +80,14 @@ final class TransferState {
         // The whole line on the bytes too: no String for the status line or the obs-fold test.
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
             // A new status line (interim 1xx responses come first): start over.
-            var fields: [HTTPHeaders.Field] = []
-            fields.reserveCapacity(16)  // one allocation for a typical response's headers
-            headers = HTTPHeaders(fields)
+            headerBlock = .reserved()
             headersComplete = false
             statusCode = Self.statusCode(bytes, end: end)
             return
         }
         if bytes[0] == 0x20 || bytes[0] == 0x09 {
             // obs-fold continuation of the previous header.
-            guard let last = headers.fields.last else { return }
-            var fields = headers.fields
-            fields[fields.count - 1] = HTTPHeaders.Field(
-                name: last.name, value: last.value + " " + Self.trimmedString(bytes, from: 0, to: end))
-            headers = HTTPHeaders(fields)
+            headerBlock.appendContinuation(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
             return
         }
         // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
@@ -102,7 +99,7 @@ final class TransferState {
             // until written, and the body never moves while it grows.
             _ = reserveBody(Int(length))
         }
-        headers.add(Self.trimmedString(bytes, from: 0, to: colon), Self.trimmedString(bytes, from: colon + 1, to: end))
+        headerBlock.append(line: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), colon: colon)
     }
 
     /// Whether the name before `colon` is `Content-Length`, in any case.
@@ -146,14 +143,6 @@ final class TransferState {
             index += 1
         }
         return digits > 0 ? code : nil
-    }
-
-    /// The bytes in `start..<end` without surrounding spaces and tabs, decoded as UTF-8.
-    private static func trimmedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> String {
-        var lower = start, upper = end
-        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
-        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
     }
 
     // MARK: Body

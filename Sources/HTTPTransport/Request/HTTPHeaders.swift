@@ -15,45 +15,79 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    /// The fields, in order.
-    public private(set) var fields: [Field]
+    /// The fields, in order. (Headers received from a server are kept as bytes and decoded
+    /// here, on each read: read them once, or look fields up by name.)
+    public private(set) var fields: [Field] {
+        get {
+            switch storage {
+            case .fields(let fields): fields
+            case .received(let block): block.fields
+            }
+        }
+        set { storage = .fields(newValue) }
+    }
+
+    /// Fields built in code, or a block received from a server, decoded on demand.
+    private enum Storage: Sendable {
+        case fields([Field])
+        case received(ReceivedHeaderBlock)
+    }
+
+    private var storage: Storage
 
     /// An empty header list.
-    public init() { fields = [] }
+    public init() { storage = .fields([]) }
 
     /// Headers from fields, in order.
-    public init(_ fields: [Field]) { self.fields = fields }
+    public init(_ fields: [Field]) { storage = .fields(fields) }
 
     /// Headers from a dictionary, sorted by name so the order is stable.
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.isEmpty ? [] : dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+        storage = .fields(dictionary.isEmpty ? [] : dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) })
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { Field(name: $0.0, value: $0.1) }
+        storage = .fields(elements.map { Field(name: $0.0, value: $0.1) })
     }
 
+    /// Headers as a server sent them.
+    init(received block: ReceivedHeaderBlock) { storage = .received(block) }
+
     /// The number of fields.
-    public var count: Int { fields.count }
+    public var count: Int {
+        switch storage {
+        case .fields(let fields): fields.count
+        case .received(let block): block.lines.count
+        }
+    }
 
     /// `true` when there is no field.
-    public var isEmpty: Bool { fields.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The first value of `name`, or `nil`.
     public func first(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        switch storage {
+        case .fields(let fields): fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        case .received(let block): block.values(named: name, limit: 1).first
+        }
     }
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        switch storage {
+        case .fields(let fields): fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        case .received(let block): block.values(named: name)
+        }
     }
 
     /// `true` if a field named `name` exists.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
+        switch storage {
+        case .fields(let fields): fields.contains { $0.name.caseInsensitiveEquals(name) }
+        case .received(let block): block.contains(name)
+        }
     }
 
     /// Every value of `name` joined with `", "`, or `nil` (the combined form of RFC 9110 §5.3).
@@ -69,29 +103,53 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Appends a field, keeping existing ones with that name.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append(Field(name: name, value: value))
+        withFields { $0.append(Field(name: name, value: value)) }
     }
 
     /// Replaces every field named `name` with one field, at the place of the first.
     public mutating func replace(_ name: String, with value: String) {
-        if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
-            fields[index] = Field(name: name, value: value)
-            var position = fields.index(after: index)
-            while position < fields.endIndex {
-                if fields[position].name.caseInsensitiveEquals(name) {
-                    fields.remove(at: position)
-                } else {
-                    position = fields.index(after: position)
+        withFields { fields in
+            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+                fields[index] = Field(name: name, value: value)
+                var position = fields.index(after: index)
+                while position < fields.endIndex {
+                    if fields[position].name.caseInsensitiveEquals(name) {
+                        fields.remove(at: position)
+                    } else {
+                        position = fields.index(after: position)
+                    }
                 }
+            } else {
+                fields.append(Field(name: name, value: value))
             }
-        } else {
-            add(name, value)
         }
     }
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        withFields { fields in fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+    }
+
+    /// Changes the fields in place (a received block is decoded first).
+    private mutating func withFields<R>(_ body: (inout [Field]) -> R) -> R {
+        // Moved out, so `fields` holds the only reference and changes without a copy.
+        var current = Storage.fields([])
+        swap(&current, &storage)
+        var fields: [Field]
+        switch consume current {
+        case .fields(let built): fields = built
+        case .received(let block): fields = block.fields
+        }
+        defer { storage = .fields(fields) }
+        return body(&fields)
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.count == rhs.count && lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
     }
 
     /// One entry per name (first spelling kept), repeated values joined with `", "`.
