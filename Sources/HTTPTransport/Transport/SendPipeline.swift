@@ -58,13 +58,13 @@ struct SendPipeline {
         _ resolved: RawRequest, session: Session, control: TransferControl,
         requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor]
     ) -> (HTTPTransport.Result, RawRequest?) {
-        var hop = resolved
+        var redirected: RawRequest?  // the next hop's request, once a redirect was followed
         var redirects = 0
         while true {
             // 2. Request interceptors: the request's own, its base's, then the transport's.
-            let sent: RawRequest
+            var sent = redirected ?? resolved
             do {
-                sent = try Self.intercept(hop, with: requestInterceptors)
+                try Self.intercept(&sent, with: requestInterceptors)
             } catch {
                 return (.failure(error: error), nil)
             }
@@ -74,7 +74,8 @@ struct SendPipeline {
             response.metrics.redirectCount = redirects
 
             // 4. Redirects are followed here, so every hop passes the interceptors.
-            if response.error == nil, let next = RedirectRule.nextRequest(after: hop, response: response) {
+            if response.error == nil,
+               let next = RedirectRule.nextRequest(after: redirected ?? resolved, response: response) {
                 if redirects >= session.configuration.maxRedirects {
                     if session.configuration.maxRedirects > 0 {
                         response.error = HTTPTransportError(
@@ -84,11 +85,12 @@ struct SendPipeline {
                             responseHeaders: response.headers, responseBodyData: response.data)
                     }
                 } else {
-                    let seen = Self.intercept(response, with: responseInterceptors)
+                    var seen = response
+                    Self.intercept(&seen, with: responseInterceptors)
                     if let error = seen.error { return (.failure(error: error), sent) }
                     switch next {
                     case .success(let request):
-                        hop = request
+                        redirected = request
                         redirects += 1
                         continue
                     case .failure(let error):
@@ -114,7 +116,7 @@ struct SendPipeline {
             }
 
             // 6. Response interceptors: the request's, then the transport's.
-            response = Self.intercept(response, with: responseInterceptors)
+            Self.intercept(&response, with: responseInterceptors)
 
             // 7. The result.
             if var error = response.error {
@@ -132,7 +134,7 @@ struct SendPipeline {
         }
     }
 
-    static func intercept(_ request: consuming RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) -> RawRequest {
+    static func intercept(_ request: inout RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) {
         for interceptor in interceptors {
             do {
                 request = try interceptor.intercept(request: request)
@@ -148,16 +150,14 @@ struct SendPipeline {
                     underlyingError: error)
             }
         }
-        return request
     }
 
-    static func intercept(_ response: consuming RawResponse, with interceptors: [any HTTPResponseInterceptor]) -> RawResponse {
+    static func intercept(_ response: inout RawResponse, with interceptors: [any HTTPResponseInterceptor]) {
         for interceptor in interceptors {
             // The default interceptor only ever changes a failure: a success skips it, and with it
             // the copy of the response that handing it over and back would cost.
             if response.error == nil, type(of: interceptor) == ClarifyErrorInterceptor.self { continue }
             response = interceptor.intercept(response: response)
         }
-        return response
     }
 }
