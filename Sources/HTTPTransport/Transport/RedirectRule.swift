@@ -3,12 +3,18 @@ import Foundation
 /// How the pipeline follows a redirect: the next hop's request, built from the previous hop's
 /// request before interceptors ran.
 enum RedirectRule {
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` is one of the redirects followed (301, 302, 303, 307, 308).
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
     static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// `nil` when the response is not a redirect to follow.
     static func nextRequest(after request: RawRequest, response: RawResponse) -> Swift.Result<RawRequest, HTTPTransportError>? {
-        guard let status = response.statusCode?.rawValue, redirectStatuses.contains(status),
+        guard let status = response.statusCode?.rawValue, isRedirect(status),
               let location = response.headers.first("Location"), !location.isEmpty
         else { return nil }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,

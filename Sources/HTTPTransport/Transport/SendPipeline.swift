@@ -25,16 +25,18 @@ struct SendPipeline {
         }
 
         // 2–7 for each attempt; the retrier decides whether a failure is sent again.
-        // (The clock is read only for a retrier, the one reader of the times.)
-        let firstStart = transport.retrier == nil ? nil : ContinuousClock.now
+        guard let retrier = transport.retrier else {
+            return attemptOnce(resolved, session: session, control: control, requestInterceptors: requestInterceptors,
+                               responseInterceptors: responseInterceptors).result
+        }
+        let firstStart = ContinuousClock.now
         var attempt = 1
         while true {
-            let attemptStart = firstStart == nil ? nil : ContinuousClock.now
+            let attemptStart = ContinuousClock.now
             let (result, sent) = attemptOnce(resolved, session: session, control: control,
                                              requestInterceptors: requestInterceptors,
                                              responseInterceptors: responseInterceptors)
-            guard case .failure(let error) = result, let retrier = transport.retrier,
-                  let firstStart, let attemptStart, error.code != .cancelled,
+            guard case .failure(let error) = result, error.code != .cancelled,
                   error.code != .interceptorFailed, error.code != .invalidURL, error.code != .encodingFailed
             else { return result }
             let context = RetryContext(request: resolved, sentRequest: sent, error: error, attempt: attempt,
@@ -57,12 +59,13 @@ struct SendPipeline {
     private func attemptOnce(
         _ resolved: RawRequest, session: Session, control: TransferControl,
         requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor]
-    ) -> (HTTPTransport.Result, RawRequest?) {
+    ) -> (result: HTTPTransport.Result, sent: RawRequest?) {
         var redirected: RawRequest?  // the next hop's request, once a redirect was followed
         var redirects = 0
         while true {
             // 2. Request interceptors: the request's own, its base's, then the transport's.
-            var sent = redirected ?? resolved
+            var sent: RawRequest
+            if let redirected { sent = redirected } else { sent = resolved }
             do {
                 try Self.intercept(&sent, with: requestInterceptors)
             } catch {
@@ -74,7 +77,7 @@ struct SendPipeline {
             response.metrics.redirectCount = redirects
 
             // 4. Redirects are followed here, so every hop passes the interceptors.
-            if response.error == nil,
+            if response.error == nil, let status = response.statusCode?.rawValue, RedirectRule.isRedirect(status),
                let next = RedirectRule.nextRequest(after: redirected ?? resolved, response: response) {
                 if redirects >= session.configuration.maxRedirects {
                     if session.configuration.maxRedirects > 0 {
