@@ -88,12 +88,12 @@ final class CurlEngine: HTTPEngine {
         // Each outcome builds its response in one initializer call (straight into the return
         // value: a response assembled in a variable is copied once more on the way out).
         func failed(_ error: HTTPTransportError, body: Data? = nil) -> RawResponse {
+            let headers = state.headers
             var error = error
             error.httpStatusCode = statusCode
-            error.responseHeaders = state.headers
+            error.responseHeaders = headers
             if let body { error.responseBodyData = body }
-            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, error: error,
-                               metrics: metrics)
+            return RawResponse(request: request, statusCode: statusCode, headers: headers, error: error, metrics: metrics)
         }
 
         if code == CURLE_OK && state.storedError == nil {

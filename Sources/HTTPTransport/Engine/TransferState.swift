@@ -116,16 +116,14 @@ final class TransferState {
     /// The decimal number in `start..<end` between optional spaces and tabs; `nil` for anything
     /// else (or more than 18 digits).
     private static func decimal(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int64? {
-        var index = start, upper = end
-        while index < upper, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-        while upper > index, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
-        guard index < upper, upper - index <= 18 else { return nil }
+        let text = bytes.assumingMemoryBound(to: UInt8.self)
+        let digits = ReceivedHeaderBlock.trimmed(text, from: start, to: end)
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var value: Int64 = 0
-        while index < upper {
-            let digit = Int64(bytes[index]) - 48
+        for index in digits {
+            let digit = Int64(text[index]) - 48
             guard digit >= 0, digit <= 9 else { return nil }
             value = value * 10 + digit
-            index += 1
         }
         return value
     }

@@ -53,7 +53,8 @@ struct ReceivedHeaderBlock: Sendable {
         lines[lines.count - 1].valueEnd = UInt32(bytes.count)
     }
 
-    private static func trimmed(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Range<Int> {
+    /// The part of `start..<end` without surrounding spaces and tabs.
+    static func trimmed(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Range<Int> {
         var lower = start, upper = end
         while lower < upper, line[lower] == 0x20 || line[lower] == 0x09 { lower += 1 }
         while upper > lower, line[upper - 1] == 0x20 || line[upper - 1] == 0x09 { upper -= 1 }
