@@ -43,41 +43,27 @@ CURLcode ccurl_setopt_mime(CURL *handle, curl_mime *mime) {
     return curl_easy_setopt(handle, CURLOPT_MIMEPOST, mime);
 }
 
-CURLcode ccurl_set_write_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_WRITEDATA, userdata);
+CURLcode ccurl_set_callbacks(CURL *handle, ccurl_data_callback write, ccurl_data_callback header,
+                             ccurl_data_callback read, ccurl_seek_callback seek,
+                             ccurl_progress_callback progress) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, write);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, header);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_READFUNCTION, read);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, seek);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, progress);
+    return code;
 }
-CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
-}
+
 CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEDATA, userdata);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
-}
-CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_READDATA, userdata);
-}
-CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_SEEKDATA, userdata);
-}
-CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback, void *userdata) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, userdata);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_HEADERDATA, userdata);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_READDATA, userdata);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_SEEKDATA, userdata);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, userdata);
+    return code;
 }
 
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
-size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
     memset(m, 0, sizeof *m);
@@ -159,16 +145,6 @@ static int ccurl_x509_digests(X509 *cert, unsigned char sha1[20], unsigned char 
     return ok ? 1 : 0;
 }
 
-int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
-                              unsigned char sha256[32], unsigned char spki_sha256[32]) {
-    const unsigned char *cursor = der;
-    X509 *cert = d2i_X509(NULL, &cursor, (long)length);
-    if (cert == NULL) return 0;
-    int ok = ccurl_x509_digests(cert, sha1, sha256, spki_sha256);
-    X509_free(cert);
-    return ok;
-}
-
 static int ccurl_pin_in(const unsigned char *pins, size_t count, size_t width, const unsigned char *digest) {
     if (pins == NULL) return 0;
     int found = 0;
@@ -228,7 +204,7 @@ static CURLcode ccurl_ssl_ctx_function(CURL *handle, void *ssl_ctx, void *userpt
 }
 
 CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ccurl_ssl_ctx_function);
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, check ? ccurl_ssl_ctx_function : NULL);
     if (code != CURLE_OK) return code;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, check);
 }

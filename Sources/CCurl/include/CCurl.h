@@ -26,19 +26,18 @@ CURLcode ccurl_setopt_mime(CURL *handle, curl_mime *mime);
 typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 typedef int (*ccurl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
                                        curl_off_t ultotal, curl_off_t ulnow);
-CURLcode ccurl_set_write_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
-CURLcode ccurl_set_header_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
-/// Points the write and header callbacks (already set) at new user data.
-CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata);
-CURLcode ccurl_set_read_callback(CURL *handle, ccurl_data_callback callback, void *userdata);
 typedef int (*ccurl_seek_callback)(void *userdata, curl_off_t offset, int origin);
-CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata);
-CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback, void *userdata);
+
+/// Sets the write, header, read, seek and progress functions (once, when a handle is made).
+/// The progress function runs only while CURLOPT_NOPROGRESS is 0.
+CURLcode ccurl_set_callbacks(CURL *handle, ccurl_data_callback write, ccurl_data_callback header,
+                             ccurl_data_callback read, ccurl_seek_callback seek,
+                             ccurl_progress_callback progress);
+/// Points every callback at the user data of the next transfer.
+CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata);
 
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
-/// The value a read callback returns to pause (unused) – exposed for completeness.
-size_t ccurl_readfunc_pause(void);
 
 // MARK: - Transfer information
 
@@ -103,12 +102,9 @@ struct ccurl_pin_check {
     int has_presented;
 };
 
-/// Installs the pin check for the next transfer on `handle` (the struct must outlive it).
+/// Installs the pin check for the next transfer on `handle` (the struct must outlive it);
+/// NULL removes the check.
 CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);
-
-/// Computes SHA-1, SHA-256 and SPKI SHA-256 of a DER certificate. Returns 1 on success.
-int ccurl_certificate_digests(const unsigned char *der, size_t length, unsigned char sha1[20],
-                              unsigned char sha256[32], unsigned char spki_sha256[32]);
 
 // MARK: - Files
 

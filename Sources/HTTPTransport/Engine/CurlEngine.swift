@@ -1,10 +1,14 @@
 import CCurl
 import Foundation
 
-/// The default engine: one transfer on one pooled libcurl easy handle. Handles are reset and
-/// reused, so keep-alive connections survive across sends and threads; DNS and TLS sessions are
-/// shared between the session's handles (never the connection cache, which libcurl 7.88 does
-/// not share thread-safely). Redirects are left to the pipeline.
+/// The default engine: one transfer on one pooled libcurl easy handle. Handles are reused, so
+/// keep-alive connections survive across sends and threads; DNS and TLS sessions are shared
+/// between the session's handles (never the connection cache, which libcurl 7.88 does not share
+/// thread-safely). Redirects are left to the pipeline.
+///
+/// A send reads top to bottom: `prepare` (check the request, take a handle, describe and apply
+/// its options), `perform`, `response`, `finish` (the handle goes back to the pool only when its
+/// transfer succeeded).
 final class CurlEngine: HTTPEngine {
     let security: Security
     let configuration: Session.Configuration
@@ -30,390 +34,204 @@ final class CurlEngine: HTTPEngine {
     var idleHandleCount: Int { pool.idleCount }
 
     func execute(_ request: RawRequest, control: TransferControl) -> RawResponse {
-        let url = request.url.absoluteString
-        guard let handle = pool.checkOut() else {
-            return RawResponse(request: request, error: HTTPTransportError(
-                code: .other, message: "libcurl could not create an easy handle.", url: url))
-        }
-        let state = TransferState(maxResponseSize: configuration.maxResponseSize, control: control, requestURL: url)
-        // Made by a full set-up only (a repeated one sets no MIME body and no pin check).
-        var resources: TransferResources?
-        var finishedCleanly = false
-        defer {
-            resources?.release()
-            pool.checkIn(handle, warm: finishedCleanly)
-        }
-
-        // No entries: the standard policy, without looking at the host.
-        let policy = security.certificates.isEmpty ? HostTrustPolicy() : security.matcher.policy(for: request.url.host ?? "")
-        if let invalid = policy.invalidPin {
-            return RawResponse(request: request, error: HTTPTransportError(
-                code: .pinningFailed, message: "The pin configured for \(request.url.host ?? "") is invalid: \(invalid).",
-                url: url))
-        }
-
-        let setup = RepeatableSetup(request, url: url, control: control, policy: policy)
+        let transfer: CurlTransfer
         do {
-            if let setup, handle.repeatableSetup == setup {
-                try configureRepeat(handle, request: request, url: url, state: state)
-            } else {
-                handle.reset()
-                let fresh = TransferResources()
-                resources = fresh
-                try configure(handle, request: request, url: url, state: state, resources: fresh, policy: policy)
-                handle.repeatableSetup = setup
-            }
+            transfer = try prepare(request, control: control)
         } catch {
-            handle.repeatableSetup = nil  // half set up: the next transfer starts from a reset
-            switch error {
-            case let error as HTTPTransportError:
-                return RawResponse(request: request, error: error)
-            case let error as EngineSetupError:
-                return RawResponse(request: request, error: HTTPTransportError(
-                    code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue)))
-            default:
-                return RawResponse(request: request, error: HTTPTransportError(code: .other, message: "\(error)", url: url))
-            }
+            return RawResponse(request: request, error: error)
         }
-
-        let code: CURLcode
-        if let cancellation = control.cancellation {
-            code = CancellableTransfer.perform(handle, cancellation: cancellation, state: state)
-        } else {
-            code = curl_easy_perform(handle.curl)
-        }
-        finishedCleanly = code == CURLE_OK
-        let metrics = collectMetrics(handle)
-        let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
-        // Each outcome builds its response in one initializer call (straight into the return
-        // value: a response assembled in a variable is copied once more on the way out).
-        func failed(_ error: HTTPTransportError, body: Data? = nil) -> RawResponse {
-            let headers = state.headers
-            var error = error
-            error.httpStatusCode = statusCode
-            error.responseHeaders = headers
-            if let body { error.responseBodyData = body }
-            return RawResponse(request: request, statusCode: statusCode, headers: headers, error: error, metrics: metrics)
-        }
-
-        if code == CURLE_OK && state.storedError == nil {
-            guard state.headersComplete else {
-                state.download?.abandon()
-                return failed(HTTPTransportError(
-                    code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
-                    url: url))
-            }
-            if control.progress != nil {
-                _ = state.progress(downloadTotal: metrics.bytesReceived, downloadNow: metrics.bytesReceived,
-                                   uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)
-            }
-            if let download = state.download, download.isWritingBody {
-                if let problem = download.commit() {
-                    return failed(HTTPTransportError(code: .fileIO, message: problem, url: url))
-                }
-                return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
-                                   fileURL: download.destination)
-            }
-            state.download?.abandon()
-            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, data: state.takeBody(),
-                               metrics: metrics)
-        }
-        state.download?.abandon()
-        let error = state.storedError ?? CurlErrorMapping.error(
-            for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
-            pinCheck: resources?.pinCheck?.pointee)
-        return failed(error, body: state.hasBody ? state.takeBody() : nil)
+        let code = perform(transfer)
+        let response = response(of: transfer, code: code)
+        finish(transfer, code: code)
+        return response
     }
 
-    // MARK: Configuration of one transfer
+    // MARK: Steps
 
-    private func configure(_ handle: EasyHandle, request: RawRequest, url: String, state: TransferState,
-                           resources: TransferResources, policy: HostTrustPolicy) throws {
-        try handle.set(CURLOPT_NOSIGNAL, true)
-        try handle.set(CURLOPT_URL, url)
-        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try handle.set(CURLOPT_ACCEPT_ENCODING, "")
-        try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        try handle.set(CURLOPT_TCP_KEEPALIVE, true)
-        try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        let timeoutMilliseconds = max(1, Int((request.timeout * 1000).rounded(.up)))
-        try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        try handle.set(CURLOPT_CONNECTTIMEOUT_MS,
-                       min(timeoutMilliseconds, max(1, Int(configuration.connectTimeout * 1000))))
-        if request.download == nil {
-            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maxResponseSize)
+    /// Checks the request, takes a handle, and sets it up for this transfer.
+    private func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
+        let url = request.url.absoluteString
+        try WireHeaders.validate(request.headers, url: url)
+        let handle: EasyHandle
+        if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
+        let transfer = CurlTransfer(request: request, url: url, handle: handle, control: control,
+                                    maxResponseSize: configuration.maxResponseSize)
+        // A handle whose set-up fails is not checked back in: `transfer` closes it.
+        let options = try describe(transfer)
+        do {
+            try options.apply(to: handle, userAgent: configuration.userAgent)
+            try handle.check(ccurl_set_callback_userdata(handle.curl, transfer.state.opaque), CURLOPT_WRITEDATA)
+        } catch {
+            throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }
-        // libcurl receives into a buffer it allocates for each transfer (16 KiB by default): a
-        // larger one means fewer reads and callbacks on large bodies.
-        try handle.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
-        if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
+        return transfer
+    }
 
-        // Callbacks
-        try handle.check(ccurl_set_write_callback(handle.curl, curlWriteCallback, state.opaque), CURLOPT_WRITEFUNCTION)
-        try handle.check(ccurl_set_header_callback(handle.curl, curlHeaderCallback, state.opaque), CURLOPT_HEADERFUNCTION)
-        if state.control.progress != nil || state.control.cancellation != nil {
-            try handle.check(ccurl_set_progress_callback(handle.curl, curlProgressCallback, state.opaque),
-                             CURLOPT_XFERINFOFUNCTION)
-        }
-
-        // Headers
+    /// Every per-transfer option, as one value (see `TransferOptions`).
+    private func describe(_ transfer: CurlTransfer) throws(HTTPTransportError) -> TransferOptions {
+        let request = transfer.request
+        let number = transfer.handle.beginTransfer()
         var headers = request.headers
         if let download = request.download {
             let file = DownloadFile(download)
-            try file.prepare(headers: &headers, url: request.url.absoluteString)
-            state.download = file
+            try file.prepare(headers: &headers, url: transfer.url)
+            transfer.state.download = file
         }
-        try setHeaders(headers, of: request, on: handle, afterReset: true)
-
-        try configureMethodAndBody(handle, request: request, state: state, resources: resources)
-        try configureTLS(handle, request: request, resources: resources, policy: policy)
+        let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
+        transfer.pinCheck = pinCheck
+        let timeout = Self.milliseconds(request.timeout)
+        return TransferOptions(
+            url: transfer.url,
+            timeoutMilliseconds: timeout,
+            connectTimeoutMilliseconds: min(timeout, Self.milliseconds(configuration.connectTimeout)),
+            maxFileSize: request.download == nil ? configuration.maxResponseSize : 0,
+            body: try bodyOption(for: transfer, number: number),
+            headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
+            reportsProgress: transfer.state.control.progress != nil || transfer.state.control.cancellation != nil,
+            tls: tls)
     }
 
-    /// What a transfer sets on its handle besides the URL, the headers, the callbacks' data and a
-    /// copied body. When a transfer's setup equals the one its handle did last, the handle keeps
-    /// its options (libcurl keeps them between transfers): no `curl_easy_reset`, no twenty
-    /// options set again. Only plain transfers qualify: no download, progress or cancellation,
-    /// no streamed body, the host's standard trust policy (no pins, nothing per connection).
-    struct RepeatableSetup: Equatable {
-        let method: HTTPRequest.HTTPMethod
-        let copiesBody: Bool
-        let timeout: TimeInterval
-        let isHTTPS: Bool
+    /// Runs the transfer: through the handle's multi handle when it can be cancelled.
+    private func perform(_ transfer: CurlTransfer) -> CURLcode {
+        if let cancellation = transfer.state.control.cancellation {
+            return CancellableTransfer.perform(transfer.handle, cancellation: cancellation, state: transfer.state)
+        }
+        return curl_easy_perform(transfer.handle.curl)
+    }
 
-        init?(_ request: borrowing RawRequest, url: String, control: borrowing TransferControl,
-               policy: borrowing HostTrustPolicy) {
-            guard request.download == nil, control.progress == nil, control.cancellation == nil, policy.isStandard
-            else { return nil }
-            switch request.body {
-            case nil:
-                // Bodiless POST/PUT/PATCH send an empty body through the read callback.
-                guard !request.sendsBody else { return nil }
-                copiesBody = false
-            case .data(let data) where !data.isEmpty && data.count <= CurlEngine.copiedBodyLimit:
-                copiesBody = true
-            default:
-                return nil
+    /// The response (or the failure) the transfer ended with.
+    private func response(of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
+        let state = transfer.state, request = transfer.request
+        let metrics = collectMetrics(transfer.handle)
+        guard code == CURLE_OK, state.storedError == nil else {
+            state.download?.abandon()
+            let error = state.storedError ?? CurlErrorMapping.error(
+                for: code, message: transfer.handle.errorMessage, url: transfer.url, host: request.url.host ?? "",
+                pinCheck: transfer.pinCheck)
+            return failed(transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
+        }
+        guard state.headersComplete else {
+            state.download?.abandon()
+            return failed(transfer, HTTPTransportError(
+                code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
+                url: transfer.url), metrics: metrics)
+        }
+        if state.control.progress != nil {
+            _ = state.progress(downloadTotal: metrics.bytesReceived, downloadNow: metrics.bytesReceived,
+                               uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)
+        }
+        let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
+        if let download = state.download, download.isWritingBody {
+            if let problem = download.commit() {
+                return failed(transfer, HTTPTransportError(code: .fileIO, message: problem, url: transfer.url), metrics: metrics)
             }
-            method = request.method
-            timeout = request.timeout
-            isHTTPS = CurlEngine.isHTTPS(url)
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
+                               fileURL: download.destination)
         }
+        state.download?.abandon()
+        return RawResponse(request: request, statusCode: statusCode, headers: state.headers, data: state.takeBody(),
+                           metrics: metrics)
     }
 
-    /// A transfer on a handle whose previous transfer had the same `RepeatableSetup`: only what
-    /// differs between such transfers is set.
-    private func configureRepeat(_ handle: EasyHandle, request: RawRequest, url: String, state: TransferState) throws {
-        handle.clearErrorMessage()
-        try handle.set(CURLOPT_URL, url)
-        try handle.check(ccurl_set_callback_userdata(handle.curl, state.opaque), CURLOPT_WRITEDATA)
-        try setHeaders(request.headers, of: request, on: handle, afterReset: false)
-        if case .data(let data) = request.body {
-            try copyBody(data, on: handle)
-        }
+    private func failed(_ transfer: CurlTransfer, _ error: HTTPTransportError, metrics: TransferMetrics,
+                        body: Data? = nil) -> RawResponse {
+        let statusCode = transfer.state.statusCode.map(HTTPStatusCode.init(rawValue:))
+        let headers = transfer.state.headers
+        var error = error
+        error.httpStatusCode = statusCode
+        error.responseHeaders = headers
+        if let body { error.responseBodyData = body }
+        return RawResponse(request: transfer.request, statusCode: statusCode, headers: headers, error: error,
+                           metrics: metrics)
     }
 
-    /// What a request header list is built from (the session's User-Agent and Accept-Encoding
-    /// are the engine's constants).
-    struct HeaderListSource: Equatable {
-        let headers: HTTPHeaders
-        let suppressesExpect: Bool
+    /// A handle goes back to the pool only after a transfer that succeeded: a failed one may
+    /// leave libcurl state behind (a receive buffer after a failed name lookup makes later
+    /// option changes fail), and rarely holds a live connection anyway.
+    private func finish(_ transfer: CurlTransfer, code: CURLcode) {
+        if code == CURLE_OK { pool.checkIn(transfer.handle) }
     }
 
-    /// Sets the request headers: the request's, then the default User-Agent and Accept-Encoding
-    /// unless the request has its own, then `Expect:` for requests with a body. The handle keeps
-    /// the list, and reuses it while the headers stay the same.
-    private func setHeaders(_ headers: HTTPHeaders, of request: RawRequest, on handle: EasyHandle, afterReset: Bool) throws {
-        // "Expect:" stops libcurl's `Expect: 100-continue`, which only a request body can trigger;
-        // a custom header costs libcurl work on every transfer, so bodiless requests go without.
-        let suppressesExpect = request.sendsBody && !headers.contains("Expect")
-        let source = HeaderListSource(headers: headers, suppressesExpect: suppressesExpect)
-        if handle.headerListSource == source {
-            if afterReset { try handle.restoreHeaderList() }
-            return
+    // MARK: Handles
+
+    /// A new handle with the options that do not depend on the request, set once.
+    private func makeHandle(url: String) throws(HTTPTransportError) -> EasyHandle {
+        guard let handle = EasyHandle() else {
+            throw HTTPTransportError(code: .other, message: "libcurl could not create an easy handle.", url: url)
         }
-        var list: UnsafeMutablePointer<curl_slist>?
-        func append(_ line: String) { list = curl_slist_append(list, line) }
-        for field in headers {
-            // "Name;" is libcurl's way to send a header with an empty value; "Name:" removes it.
-            let line = field.value.isEmpty
-                ? (field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);")
-                : "\(field.name): \(field.value)"
-            guard !line.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
-                if let list { curl_slist_free_all(list) }
-                throw HTTPTransportError(code: .encodingFailed,
-                                         message: "Header '\(field.name)' contains a line break.",
-                                         url: request.url.absoluteString)
-            }
-            append(line)
+        do {
+            try handle.set(CURLOPT_NOSIGNAL, true)
+            try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+            // Set once, never again: libcurl refuses it while an earlier transfer's buffer exists.
+            try handle.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
+            try handle.set(CURLOPT_ACCEPT_ENCODING, "")
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            try handle.set(CURLOPT_TCP_KEEPALIVE, true)
+            try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
+            if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
+            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, curlHeaderCallback, curlReadCallback,
+                                                 curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
+            try setTrustStore(on: handle)
+        } catch {
+            throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }
-        if !headers.contains("User-Agent") { append("User-Agent: \(configuration.userAgent)") }
-        // The same value libcurl would send for CURLOPT_ACCEPT_ENCODING "" (which stays set, so
-        // libcurl decodes the response), written once here: libcurl formats its own copy on
-        // every transfer, at a cost of ~9,000 instructions.
-        if !Self.acceptEncoding.isEmpty, !headers.contains("Accept-Encoding") {
-            append("Accept-Encoding: \(Self.acceptEncoding)")
-        }
-        if suppressesExpect { append("Expect:") }
-        try handle.setHeaderList(list, source: source)
+        return handle
     }
 
-    /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case: cheaper than
-    /// asking `URL` for its scheme.
-    static func isHTTPS(_ url: String) -> Bool {
-        func check(_ bytes: some Collection<UInt8>) -> Bool {
-            var index = bytes.startIndex
-            for expected in "https:".utf8 {
-                guard index != bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return false }
-                bytes.formIndex(after: &index)
-            }
-            return true
+    /// The session's private roots and client certificate.
+    private func setTrustStore(on handle: EasyHandle) throws(EngineSetupError) {
+        if let roots = security.trustedRootCertificates {
+            try handle.set(CURLOPT_CAINFO, roots.path)
+            // Debian's libcurl also trusts its default CA directory (/etc/ssl/certs): the bundle
+            // replaces the system roots, so that directory is switched off.
+            try handle.set(CURLOPT_CAPATH, nil as String?)
         }
-        return url.utf8.withContiguousStorageIfAvailable(check) ?? check(url.utf8)
+        guard let client = security.clientCertificate else { return }
+        switch client.kind {
+        case .pem(let certificate, let key):
+            try handle.set(CURLOPT_SSLCERT, certificate.path)
+            try handle.set(CURLOPT_SSLCERTTYPE, "PEM")
+            try handle.set(CURLOPT_SSLKEY, key.path)
+            try handle.set(CURLOPT_SSLKEYTYPE, "PEM")
+        case .pkcs12(let bundle):
+            try handle.set(CURLOPT_SSLCERT, bundle.path)
+            try handle.set(CURLOPT_SSLCERTTYPE, "P12")
+        }
+        if let password = client.password { try handle.set(CURLOPT_KEYPASSWD, password) }
     }
 
-    /// The content encodings this libcurl decodes, as it lists them in `Accept-Encoding`.
-    static let acceptEncoding: String = {
-        ccurl_global_init()
-        guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else { return "" }
-        var names: [String] = []
-        if info.features & CURL_VERSION_LIBZ != 0 { names += ["deflate", "gzip"] }
-        if info.features & CURL_VERSION_BROTLI != 0 { names.append("br") }
-        if info.features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
-        return names.joined(separator: ", ")
-    }()
-
-    /// A small body copied into libcurl, which sends it in the same write as the headers.
-    private func copyBody(_ data: Data, on handle: EasyHandle) throws {
-        // The size first: it also drops the previous copy.
-        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(data.count))
-        let code = data.withUnsafeBytes { bytes in
-            ccurl_setopt_pointer(handle.curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-        }
-        try handle.check(code, CURLOPT_COPYPOSTFIELDS)
-    }
-
-    private func configureMethodAndBody(_ handle: EasyHandle, request: RawRequest, state: TransferState,
-                                        resources: TransferResources) throws {
-        let method = request.method
-        switch request.body {
-        case nil:
-            switch method {
-            case .get: try handle.set(CURLOPT_HTTPGET, true)
-            case .head: try handle.set(CURLOPT_NOBODY, true)
-            case .post, .put, .patch:
-                // An empty body, with Content-Length: 0.
-                state.uploadData = Data()
-                try setUploadCallbacks(handle, state: state, size: 0)
-                if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-            default: try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
-            }
-        case .data(let data) where !data.isEmpty && data.count <= Self.copiedBodyLimit:
-            // A small body is copied into libcurl, which then sends it in the same write as the
-            // request headers (the read callback costs a separate write and a callback round).
-            try handle.set(CURLOPT_POST, true)
-            try copyBody(data, on: handle)
-            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-        case .data(let data):
-            state.uploadData = data
-            try setUploadCallbacks(handle, state: state, size: Int64(data.count))
-            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-        case .file(let fileURL):
-            let descriptor = open(fileURL.path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw HTTPTransportError(code: .fileIO,
-                                         message: "Cannot open the file to upload (\(String(cString: strerror(errno)))): \(fileURL.path)",
-                                         url: request.url.absoluteString)
-            }
-            state.uploadFile = descriptor
-            var info = stat()
-            let size: Int64 = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : -1
-            try setUploadCallbacks(handle, state: state, size: size)
-            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-        case .multipart(let parts):
-            resources.mime = try MultipartBuilder.build(parts, on: handle, url: request.url.absoluteString)
-            try handle.check(ccurl_setopt_mime(handle.curl, resources.mime), CURLOPT_MIMEPOST)
-            if method != .post { try handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
-        }
-    }
-
-    /// libcurl's receive buffer for each transfer.
+    /// libcurl's receive buffer for each transfer: larger than its 16 KiB default, for fewer
+    /// reads and callbacks on large bodies.
     static let receiveBufferSize = 64 * 1024
 
-    /// In-memory bodies up to this size are handed to libcurl with `CURLOPT_COPYPOSTFIELDS`.
-    static let copiedBodyLimit = 64 * 1024
-
-    private func setUploadCallbacks(_ handle: EasyHandle, state: TransferState, size: Int64) throws {
-        try handle.set(CURLOPT_POST, true)
-        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
-        try handle.check(ccurl_set_read_callback(handle.curl, curlReadCallback, state.opaque), CURLOPT_READFUNCTION)
-        try handle.check(ccurl_set_seek_callback(handle.curl, curlSeekCallback, state.opaque), CURLOPT_SEEKFUNCTION)
-    }
-
-    private func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {
-        var figures = ccurl_metrics()
-        ccurl_get_metrics(handle.curl, &figures)
-        var metrics = TransferMetrics()
-        metrics.nameLookup = Double(figures.name_lookup_us) / 1_000_000
-        metrics.connect = Double(figures.connect_us) / 1_000_000
-        metrics.tlsHandshake = Double(figures.tls_handshake_us) / 1_000_000
-        metrics.firstByte = Double(figures.first_byte_us) / 1_000_000
-        metrics.total = Double(figures.total_us) / 1_000_000
-        metrics.bytesSent = Int64(figures.bytes_sent)
-        metrics.bytesReceived = Int64(figures.bytes_received)
-        metrics.connectionReused = figures.connects == 0 && figures.response_code != 0
-        switch figures.http_version {
-        case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = "1.0"
-        case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = "1.1"
-        case Int(CURL_HTTP_VERSION_2_0): metrics.httpVersion = "2"
-        case Int(CURL_HTTP_VERSION_3): metrics.httpVersion = "3"
-        default: metrics.httpVersion = ""
-        }
-        metrics.remoteAddress = handle.remoteAddress(figures.remote_address)
-        metrics.remotePort = figures.remote_port
-        metrics.localPort = figures.local_port
-        return metrics
+    /// Whole milliseconds for libcurl: at least 1 (libcurl reads 0 as "no limit"), at most about
+    /// 30 years (an infinite time-out must not overflow).
+    static func milliseconds(_ seconds: TimeInterval) -> Int {
+        guard seconds.isFinite else { return seconds > 0 ? 1_000_000_000_000 : 1 }
+        return Int((min(max(seconds, 0.001), 1_000_000_000) * 1000).rounded(.up))
     }
 }
 
-/// C memory owned by one transfer, released after it.
-final class TransferResources {
+/// One transfer in progress: the request, its handle, the state libcurl's callbacks write to,
+/// and the C resources it owns (freed when it ends). A handle is closed with it unless
+/// `CurlEngine.finish` put the handle back into the pool.
+final class CurlTransfer {
+    let request: RawRequest
+    let url: String
+    let handle: EasyHandle
+    let state: TransferState
+    var pinCheck: PinCheck?
     var mime: OpaquePointer?
-    var pinCheck: UnsafeMutablePointer<ccurl_pin_check>?
-    private var pinStorage: [UnsafeMutableRawBufferPointer] = []
 
-    func makePinCheck(policy: HostTrustPolicy) -> UnsafeMutablePointer<ccurl_pin_check> {
-        let check = UnsafeMutablePointer<ccurl_pin_check>.allocate(capacity: 1)
-        check.initialize(to: ccurl_pin_check())
-        let sha1 = store(policy.sha1Pins)
-        let sha256 = store(policy.sha256Pins)
-        check.pointee.sha1_pins = sha1
-        check.pointee.count_sha1 = policy.sha1Pins.count
-        check.pointee.sha256_pins = sha256
-        check.pointee.count_sha256 = policy.sha256Pins.count
-        check.pointee.verify_chain = 1
-        // Public-key pins are enforced by libcurl; the callback then only records what the
-        // server presented, for the error message. `.debug` records and accepts too.
-        check.pointee.debug_only = (policy.debug || !policy.hasCertificatePins) ? 1 : 0
-        pinCheck = check
-        return check
+    init(request: RawRequest, url: String, handle: EasyHandle, control: TransferControl, maxResponseSize: Int64) {
+        self.request = request
+        self.url = url
+        self.handle = handle
+        state = TransferState(maxResponseSize: maxResponseSize, control: control, requestURL: url)
     }
 
-    private func store(_ pins: [[UInt8]]) -> UnsafePointer<UInt8>? {
-        let bytes = pins.flatMap { $0 }
-        guard !bytes.isEmpty else { return nil }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-        buffer.copyBytes(from: bytes)
-        pinStorage.append(buffer)
-        return UnsafePointer(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self))
-    }
-
-    func release() {
+    deinit {
         if let mime { curl_mime_free(mime) }
-        mime = nil
-        if let pinCheck { pinCheck.deallocate() }
-        pinCheck = nil
-        for buffer in pinStorage { buffer.deallocate() }
-        pinStorage = []
     }
 }
 
@@ -429,13 +247,4 @@ final class CurlShare: @unchecked Sendable {
     var handle: UnsafeMutableRawPointer? { ccurl_share_handle(share) }
 
     deinit { ccurl_share_destroy(share) }
-}
-
-extension CurlEngine {
-    /// The libcurl version this process runs with (e.g. `"7.88.1"`).
-    static let libcurlVersion: String = {
-        ccurl_global_init()
-        guard let info = curl_version_info(CURLVERSION_TENTH), let version = info.pointee.version else { return "unknown" }
-        return String(cString: version)
-    }()
 }

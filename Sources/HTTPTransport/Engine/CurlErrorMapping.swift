@@ -5,7 +5,7 @@ import Foundation
 /// happened and, where it can, how to fix it.
 enum CurlErrorMapping {
     static func error(for code: CURLcode, message: String?, url: String, host: String,
-                      pinCheck: ccurl_pin_check?) -> HTTPTransportError {
+                      pinCheck: PinCheck?) -> HTTPTransportError {
         let curlText = message ?? String(cString: curl_easy_strerror(code))
         let kind: HTTPTransportError.Code
         var text: String
@@ -29,7 +29,7 @@ enum CurlErrorMapping {
             kind = .pinningFailed
             text = "The public key of \(host) does not match the pinned one; the connection was closed before the request was sent."
         case CURLE_PEER_FAILED_VERIFICATION:
-            if let check = pinCheck, isCertificatePinMismatch(check) {
+            if let pinCheck, pinCheck.isPinMismatch {
                 kind = .pinningFailed
                 text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
             } else {
@@ -51,7 +51,7 @@ enum CurlErrorMapping {
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
              CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED,
              CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED:
-            if let check = pinCheck, isCertificatePinMismatch(check) {
+            if let pinCheck, pinCheck.isPinMismatch {
                 kind = .pinningFailed
                 text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
             } else {
@@ -85,29 +85,16 @@ enum CurlErrorMapping {
             kind = .other
             text = "libcurl error \(code.rawValue): \(curlText)"
         }
-        if kind == .pinningFailed, let check = pinCheck, check.has_presented == 1 {
-            text += " The server presented: " + presentedFingerprints(check)
+        if kind == .pinningFailed, let presented = pinCheck?.presented {
+            text += " The server presented: " + presented.summary
                 + ". Check the pins configured in Security for this host."
         }
         return HTTPTransportError(code: kind, message: text, url: url, curlCode: Int(code.rawValue), curlMessage: message)
-    }
-
-    /// The pin callback ran, the chain verified (or was not asked to), and no pin matched.
-    static func isCertificatePinMismatch(_ check: ccurl_pin_check) -> Bool {
-        check.ran == 1 && check.has_presented == 1 && check.chain_ok == 1 && check.matched == 0 && check.debug_only == 0
     }
 
     /// A TLS alert (e.g. "tlsv13 alert certificate required") in an OpenSSL read/write error.
     static func isTLSAlert(_ text: String) -> Bool {
         let lowered = text.lowercased()
         return lowered.contains("ssl") && lowered.contains(" alert ")
-    }
-
-    static func presentedFingerprints(_ check: ccurl_pin_check) -> String {
-        SecurityReporter.Presented(check)?.summary ?? "nothing"
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        SecurityReporter.Presented.hex(bytes)
     }
 }

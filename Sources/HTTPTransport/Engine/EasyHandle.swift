@@ -1,24 +1,24 @@
 import CCurl
 import Foundation
 
-/// One libcurl easy handle, with its error buffer. Used by one thread at a time: the pool
-/// hands it out and takes it back. Its connection cache survives between transfers, so
-/// keep-alive connections are reused by the next transfer on it. Being used by one thread at
-/// a time (the pool's lock orders the hand-overs), its stored properties opt out of the
-/// runtime's exclusivity bookkeeping.
+/// One libcurl easy handle, with its error buffer, its request header list and a record of the
+/// options it holds. Used by one thread at a time: the pool hands it out and takes it back (its
+/// lock orders the hand-overs), so its stored properties opt out of the runtime's exclusivity
+/// bookkeeping. Its connection cache survives between transfers, so keep-alive connections are
+/// reused by the next transfer on it.
 final class EasyHandle: @unchecked Sendable {
     let curl: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the handle last went back to the pool (for idle trimming).
     @exclusivity(unchecked) var idleSince = HandlePool.now()
+    /// The per-transfer options the handle holds (`nil`: unknown, after a failed set-up).
+    @exclusivity(unchecked) var applied: TransferOptions? = .libcurlDefaults
+    /// Transfers started on this handle; names each transfer's own resources (`TransferResource`).
+    @exclusivity(unchecked) private(set) var transferCount: UInt64 = 0
+    /// The request header list set on the handle, owned by it.
+    @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The multi handle used for cancellable transfers, made on first use.
     @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
-    /// The options the last transfer set, when the next transfer may repeat them without a
-    /// reset (`nil` after any other transfer: the next one starts from `reset()`).
-    @exclusivity(unchecked) var repeatableSetup: CurlEngine.RepeatableSetup?
-    /// The request header list set on the handle (owned by it), and what it was built from.
-    @exclusivity(unchecked) private(set) var headerList: UnsafeMutablePointer<curl_slist>?
-    @exclusivity(unchecked) private(set) var headerListSource: CurlEngine.HeaderListSource?
 
     init?() {
         ccurl_global_init()
@@ -26,6 +26,7 @@ final class EasyHandle: @unchecked Sendable {
         self.curl = curl
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
     deinit {
@@ -35,36 +36,31 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Clears every option (they persist between transfers otherwise); keeps connections,
-    /// DNS and TLS session caches, and the header list (set it again).
-    func reset() {
-        curl_easy_reset(curl)
-        repeatableSetup = nil
+    /// Starts a transfer: a new number for its resources, and an empty error buffer.
+    func beginTransfer() -> UInt64 {
+        transferCount += 1
         errorBuffer[0] = 0
-        _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+        return transferCount
     }
 
-    /// Empties the error buffer before a transfer that keeps the previous options.
-    func clearErrorMessage() {
-        errorBuffer[0] = 0
-    }
-
-    /// Sets a new `list` as the request headers (`CURLOPT_HTTPHEADER`) and takes ownership of
-    /// it; the previous list is freed once libcurl no longer points at it.
-    func setHeaderList(_ list: UnsafeMutablePointer<curl_slist>?, source: CurlEngine.HeaderListSource) throws(EngineSetupError) {
+    /// Sets `lines` as the request headers (`CURLOPT_HTTPHEADER`); the handle owns the list.
+    func setHeaderList(_ lines: [String]) throws(EngineSetupError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                throw EngineSetupError(code: CURLE_OUT_OF_MEMORY, option: CURLOPT_HTTPHEADER)
+            }
+            list = appended
+        }
         let code = ccurl_setopt_slist(curl, CURLOPT_HTTPHEADER, list)
         guard code == CURLE_OK else {
             if let list { curl_slist_free_all(list) }
             throw EngineSetupError(code: code, option: CURLOPT_HTTPHEADER)
         }
+        // The previous list is freed only once libcurl no longer points at it.
         if let headerList { curl_slist_free_all(headerList) }
         headerList = list
-        headerListSource = source
-    }
-
-    /// Points `CURLOPT_HTTPHEADER` at the handle's list again (after `reset()`).
-    func restoreHeaderList() throws(EngineSetupError) {
-        try check(ccurl_setopt_slist(curl, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
     }
 
     /// This handle's multi handle (its connections live there while it is in use).
@@ -79,7 +75,7 @@ final class EasyHandle: @unchecked Sendable {
         return text.isEmpty ? nil : text
     }
 
-    // MARK: Options (a failing option is reported, never ignored)
+    // MARK: Options (a refused option is reported, never ignored)
 
     func set(_ option: CURLoption, _ value: Int) throws(EngineSetupError) {
         try check(ccurl_setopt_long(curl, option, value), option)
@@ -93,8 +89,13 @@ final class EasyHandle: @unchecked Sendable {
         try check(ccurl_setopt_off(curl, option, curl_off_t(value)), option)
     }
 
-    /// libcurl copies string options, so the Swift string need not outlive the call.
-    func set(_ option: CURLoption, _ value: String) throws(EngineSetupError) {
+    /// libcurl copies string options, so the Swift string need not outlive the call; `nil`
+    /// clears the option.
+    func set(_ option: CURLoption, _ value: String?) throws(EngineSetupError) {
+        guard let value else {
+            try check(ccurl_setopt_string(curl, option, nil), option)
+            return
+        }
         let code = value.withCString { ccurl_setopt_string(curl, option, $0) }
         try check(code, option)
     }

@@ -3,11 +3,11 @@ import Foundation
 
 /// Builds a libcurl mime structure: file parts are streamed from disk by libcurl.
 enum MultipartBuilder {
-    static func build(_ parts: [MultipartPart], on handle: EasyHandle, url: String) throws -> OpaquePointer? {
+    static func build(_ parts: [MultipartPart], on handle: EasyHandle, url: String) throws(HTTPTransportError) -> OpaquePointer {
         guard let mime = curl_mime_init(handle.curl) else {
             throw HTTPTransportError(code: .other, message: "libcurl could not create a multipart body.", url: url)
         }
-        do {
+        do throws(HTTPTransportError) {
             for part in parts {
                 guard let item = curl_mime_addpart(mime) else {
                     throw HTTPTransportError(code: .other, message: "libcurl could not add a multipart part.", url: url)
@@ -20,8 +20,8 @@ enum MultipartBuilder {
                     }
                     try check(code, url: url)
                 case .file(let fileURL):
-                    guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
-                        throw HTTPTransportError(code: .fileIO, message: "Cannot read the file to upload: \(fileURL.path)",
+                    if let problem = UploadFile.problem(with: fileURL) {
+                        throw HTTPTransportError(code: .fileIO, message: "Cannot read the file to upload (\(problem)): \(fileURL.path)",
                                                  url: url)
                     }
                     try check(curl_mime_filedata(item, fileURL.path), url: url)
@@ -36,7 +36,7 @@ enum MultipartBuilder {
         return mime
     }
 
-    private static func check(_ code: CURLcode, url: String) throws {
+    private static func check(_ code: CURLcode, url: String) throws(HTTPTransportError) {
         guard code == CURLE_OK else {
             throw HTTPTransportError(code: .other, message: "Building the multipart body failed: \(String(cString: curl_easy_strerror(code)))",
                                      url: url, curlCode: Int(code.rawValue))

@@ -1,10 +1,8 @@
 import CCurl
 import Foundation
-import Logging
 
-/// TLS options of one transfer: private roots, client certificate, per-host verification
-/// switch, and pins (public-key pins through libcurl, certificate-digest pins through the
-/// handshake callback in the C target).
+/// The TLS checks of one transfer, decided from the session's `Security` for the host libcurl
+/// will connect to.
 ///
 /// Where each check happens (libcurl 7.88.1, OpenSSL backend):
 /// - CA chain: OpenSSL, during the handshake (`CURLOPT_SSL_VERIFYPEER`), or inside the pin
@@ -14,81 +12,59 @@ import Logging
 ///   (`CURLOPT_PINNEDPUBLICKEY`, which is also part of libcurl's connection and TLS-session
 ///   reuse matching).
 /// - `.sha1`/`.sha256` (and `.publicKey` next to them, so that any pin of the host matches):
-///   the pin callback, during the handshake. It does not run on resumed TLS sessions, so TLS
-///   session caching is off for such sessions (here and in the callback's SSL context), and the
-///   engine keeps their handles, connections and TLS sessions to the session itself.
+///   the pin callback (`PinCheck`), during the handshake. It does not run on resumed TLS
+///   sessions, so TLS session caching is off for such sessions (here and in the callback's SSL
+///   context), and their handles share no TLS sessions (see `CurlShare`).
 /// All of this ends before libcurl writes a request byte.
 extension CurlEngine {
-    func configureTLS(_ handle: EasyHandle, request: RawRequest, resources: TransferResources,
-                      policy: HostTrustPolicy) throws {
-        guard Self.isHTTPS(request.url.absoluteString) else { return }
-        let host = request.url.host ?? ""
-        if let roots = security.trustedRootCertificates {
-            try handle.set(CURLOPT_CAINFO, roots.path)
-            // Debian's libcurl also trusts its default CA directory (/etc/ssl/certs): the bundle
-            // replaces the system roots, so that directory is switched off.
-            try handle.check(ccurl_setopt_string(handle.curl, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
+    /// The checks for a transfer to `url`, and the pin check it needs, if any.
+    func tlsOption(for url: String, transfer: UInt64) throws(HTTPTransportError) -> (TLSOption, PinCheck?) {
+        guard Self.isHTTPS(url) else { return (TLSOption(), nil) }
+        // No entries: the standard policy, without looking at the host.
+        guard !security.certificates.isEmpty else {
+            return (TLSOption(cachesSessions: !security.needsHandshakeCallback), nil)
         }
-        if let client = security.clientCertificate {
-            switch client.kind {
-            case .pem(let certificate, let key):
-                try handle.set(CURLOPT_SSLCERT, certificate.path)
-                try handle.set(CURLOPT_SSLCERTTYPE, "PEM")
-                try handle.set(CURLOPT_SSLKEY, key.path)
-                try handle.set(CURLOPT_SSLKEYTYPE, "PEM")
-            case .pkcs12(let bundle):
-                try handle.set(CURLOPT_SSLCERT, bundle.path)
-                try handle.set(CURLOPT_SSLCERTTYPE, "P12")
-            }
-            if let password = client.password { try handle.set(CURLOPT_KEYPASSWD, password) }
+        let host = try connectHost(of: url)
+        let policy = security.matcher.policy(for: host)
+        if let invalid = policy.invalidPin {
+            throw HTTPTransportError(code: .pinningFailed,
+                                     message: "The pins configured for \(host) cannot be used: \(invalid).", url: url)
         }
-
+        var option = TLSOption()
         if policy.disableVerification {
-            let first = disabledHostsWarned.withLock { $0.insert(PinnedHostMatcher.normalize(host)).inserted }
+            let first = disabledHostsWarned.withLock { $0.insert(host).inserted }
             if first { security.reporter.warnVerificationDisabled(host: host) }
-            try handle.set(CURLOPT_SSL_VERIFYPEER, false)
-            try handle.set(CURLOPT_SSL_VERIFYHOST, 0)
-        } else {
-            try handle.set(CURLOPT_SSL_VERIFYPEER, true)
-            try handle.set(CURLOPT_SSL_VERIFYHOST, 2)
+            option.verifiesPeer = false
+            option.verifiesHost = false
         }
-
         // `.debug` accepts whatever the pins say; certificate-digest pins take public-key pins
         // into the callback so that any one pin of the host matches.
         if !policy.publicKeyPins.isEmpty && !policy.debug && !policy.hasCertificatePins {
-            try handle.set(CURLOPT_PINNEDPUBLICKEY, policy.publicKeyPins.map { "sha256//\($0)" }.joined(separator: ";"))
+            option.pinnedPublicKeys = policy.publicKeyPins.map { "sha256//\($0)" }.joined(separator: ";")
         }
         let usesCallback = policy.hasCertificatePins || policy.debug || !policy.publicKeyPins.isEmpty
-        if security.needsHandshakeCallback || usesCallback {
-            try handle.set(CURLOPT_SSL_SESSIONID_CACHE, false)
-        }
-        guard usesCallback else { return }
+        option.cachesSessions = !(security.needsHandshakeCallback || usesCallback)
+        guard usesCallback else { return (option, nil) }
+        let check = PinCheck(policy: policy, host: host, reporter: security.reporter)
+        option.pinCheck = TransferResource(transfer: transfer, pointer: UnsafeMutableRawPointer(check.pointer))
+        return (option, check)
+    }
 
-        let check = resources.makePinCheck(policy: policy)
-        // Public-key pins alone are enforced by libcurl: the callback then only records what
-        // the server presented, for the error message. `.debug` records and accepts too.
-        check.pointee.debug_only = policy.debug || !policy.hasCertificatePins ? 1 : 0
-        // With `.disable`, only the pins count (e.g. a pinned self-signed certificate).
-        check.pointee.verify_chain = policy.disableVerification ? 0 : 1
-        if policy.hasCertificatePins {
-            let spki = policy.publicKeyPins.compactMap { Data(base64Encoded: $0) }.filter { $0.count == 32 }
-            let count = min(spki.count, PinnedHostMatcher.maxCallbackPublicKeyPins, Int(CCURL_MAX_CALLBACK_SPKI_PINS))
-            withUnsafeMutableBytes(of: &check.pointee.spki_pins) { buffer in
-                for (index, pin) in spki.prefix(count).enumerated() {
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[(index * 32)..<(index * 32 + 32)]).copyBytes(from: pin)
-                }
-            }
-            check.pointee.count_spki = count
+    /// The host as libcurl will connect to it, from libcurl's own URL parser: it normalises
+    /// what a policy lookup on the URL's text would miss (`127.1`, `2130706433` and `0x7f.0.0.1`
+    /// are all `127.0.0.1`; case; IPv6 spellings), lower-cased, without brackets or a final dot.
+    func connectHost(of url: String) throws(HTTPTransportError) -> String {
+        guard let parsed = curl_url() else {
+            throw HTTPTransportError(code: .other, message: "libcurl could not parse the URL (out of memory).", url: url)
         }
-        withUnsafeMutableBytes(of: &check.pointee.host) { buffer in
-            let name = Array(host.utf8.prefix(buffer.count - 1))
-            buffer.copyBytes(from: name)
-            buffer[name.count] = 0
+        defer { curl_url_cleanup(parsed) }
+        var host: UnsafeMutablePointer<CChar>?
+        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK,
+              curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK, let host
+        else {
+            throw HTTPTransportError(code: .invalidURL, message: "libcurl cannot find the host of '\(url)'.", url: url)
         }
-        if policy.debug {
-            check.pointee.report = SecurityReporter.debugReportCallback
-            check.pointee.report_context = Unmanaged.passUnretained(security.reporter).toOpaque()
-        }
-        try handle.check(ccurl_set_pin_check(handle.curl, check), CURLOPT_SSL_CTX_FUNCTION)
+        defer { curl_free(host) }
+        return PinnedHostMatcher.normalize(String(cString: host))
     }
 }

@@ -15,6 +15,9 @@ public struct ClarifyErrorInterceptor: HTTPResponseInterceptor {
         self.errorMessageKeys = errorMessageKeys
     }
 
+    /// Only failures carry an error body to read.
+    public var interceptsSuccesses: Bool { false }
+
     public func intercept(response: RawResponse) -> RawResponse {
         guard var error = response.error, let data = response.data, !data.isEmpty,
               let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "{"),

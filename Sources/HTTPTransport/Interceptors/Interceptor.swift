@@ -23,6 +23,16 @@ public protocol HTTPRequestInterceptor: Sendable {
 public protocol HTTPResponseInterceptor: Sendable {
     /// Returns the response to hand on (a modified copy, or the same one).
     func intercept(response: RawResponse) -> RawResponse
+
+    /// `false` for an interceptor that only ever changes failed responses: the pipeline then
+    /// hands it failures only, and successes skip it (and the copy of the response there and
+    /// back). Default `true`.
+    var interceptsSuccesses: Bool { get }
+}
+
+extension HTTPResponseInterceptor {
+    /// Every response goes through the interceptor.
+    public var interceptsSuccesses: Bool { true }
 }
 
 /// A request interceptor made from a closure.

@@ -126,16 +126,12 @@ struct CurlCommandBuilder {
         default: arguments.append("-X " + method.rawValue)
         }
 
-        // Headers, in order. The engine adds a User-Agent and disables `Expect: 100-continue`.
-        var headers = request.headers
-        if let userAgent, !headers.contains("User-Agent") { headers.add("User-Agent", userAgent) }
-        if !headers.contains("Expect"), needsExpectSuppression(request.body) { headers.add("Expect", "") }
-        for field in headers {
-            let value = redaction.headerValue(field.value, name: field.name)
-            // "Name;" sends an empty header; "Expect:" removes curl's own.
-            let line = value.isEmpty
-                ? (field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);")
-                : "\(field.name): \(value)"
+        // Headers, as the engine sends them (`--compressed` below stands for Accept-Encoding).
+        let fields = WireHeaders.fields(headers: request.headers, sendsBody: request.sendsBody, userAgent: userAgent,
+                                        acceptEncoding: nil)
+        for field in fields {
+            let line = WireHeaders.line(HTTPHeaders.Field(name: field.name,
+                                                          value: redaction.headerValue(field.value, name: field.name)))
             arguments.append("-H " + Shell.quote(line))
         }
 
@@ -157,14 +153,6 @@ struct CurlCommandBuilder {
         let url = redaction.redactedURL(request.url)
         if url.contains(where: { "[]{}".contains($0) }) { arguments.append("--globoff") }
         arguments.append(Shell.quote(url))
-    }
-
-    private func needsExpectSuppression(_ body: RawRequest.Body?) -> Bool {
-        switch body {
-        case nil: return false
-        case .data(let data): return data.count > 1024 * 1024
-        case .file, .multipart: return true
-        }
     }
 
     private mutating func appendData(_ data: Data) {

@@ -25,6 +25,9 @@ public struct RawRequest: Sendable {
     public var timeout: TimeInterval
     /// When set, the response body is written to this file instead of memory (see `Download`).
     public var download: Download?
+    /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
+    /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
+    public var redirectedFrom: URL?
 
     /// A wire request.
     public init(

@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 import Logging
 
@@ -21,14 +20,6 @@ final class SecurityReporter: Sendable {
             self.sha1 = sha1
             self.sha256 = sha256
             self.publicKeySHA256 = publicKeySHA256
-        }
-
-        /// What the handshake callback recorded, if it recorded anything.
-        init?(_ check: ccurl_pin_check) {
-            guard check.has_presented == 1 else { return nil }
-            sha1 = withUnsafeBytes(of: check.presented_sha1) { Array($0) }
-            sha256 = withUnsafeBytes(of: check.presented_sha256) { Array($0) }
-            publicKeySHA256 = withUnsafeBytes(of: check.presented_spki_sha256) { Array($0) }
         }
 
         /// `sha1 <hex>, sha256 <hex>, publicKey <hex> (sha256//<base64>)`.
@@ -83,17 +74,5 @@ final class SecurityReporter: Sendable {
         logger.warning(
             "TLS certificate verification is disabled for \(host) by a .disable entry: its connections are not authenticated.",
             metadata: ["host": .string(host)])
-    }
-
-    /// The C trampoline for `ccurl_pin_check.report`: `context` is an unretained `SecurityReporter`.
-    static let debugReportCallback: ccurl_pin_report_callback = { check, context in
-        guard let check, let context else { return }
-        let reporter = Unmanaged<SecurityReporter>.fromOpaque(context).takeUnretainedValue()
-        let values = check.pointee
-        guard let presented = Presented(values) else { return }
-        let host = withUnsafeBytes(of: values.host) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        reporter.reportDebug(host: host, presented: presented, chainVerified: values.chain_ok == 1)
     }
 }

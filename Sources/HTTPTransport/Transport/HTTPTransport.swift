@@ -89,21 +89,21 @@ public final class HTTPTransport: Sendable {
 
     /// Sends a request and waits for the result.
     public func send(request: HTTPRequest) -> Result {
-        SendPipeline(transport: self).run(request, control: TransferControl())
+        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
     }
 
     /// Sends a data upload and waits for the result.
     public func send(request: DataUploadHTTPRequest) -> Result {
-        SendPipeline(transport: self).run(request, control: TransferControl())
+        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
     }
 
     /// Sends a file upload and waits for the result.
     public func send(request: FileUploadHTTPRequest) -> Result {
-        SendPipeline(transport: self).run(request, control: TransferControl())
+        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
     }
 
     /// Sends any request type with progress reports and/or a cancellation handle.
     public func send(request: some HTTPRequestEnvelope, control: TransferControl) -> Result {
-        SendPipeline(transport: self).run(request, control: control)
+        SendPipeline(transport: self, request: request, control: control).run(request)
     }
 }

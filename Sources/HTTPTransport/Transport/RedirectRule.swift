@@ -1,32 +1,34 @@
 import Foundation
 
-/// How the pipeline follows a redirect: the next hop's request, built from the previous hop's
-/// request before interceptors ran.
+/// Which redirects the pipeline follows, and what the next hop's request is (before the hop's
+/// interceptors run). The one place that decides "this response is a redirect to follow".
 enum RedirectRule {
-    /// Whether `status` is one of the redirects followed (301, 302, 303, 307, 308).
-    static func isRedirect(_ status: Int) -> Bool {
-        switch status {
-        case 301, 302, 303, 307, 308: true
-        default: false
-        }
-    }
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
-
-    /// `nil` when the response is not a redirect to follow.
-    static func nextRequest(after request: RawRequest, response: RawResponse) -> Swift.Result<RawRequest, HTTPTransportError>? {
-        guard let status = response.statusCode?.rawValue, isRedirect(status),
+    /// The next hop's request; `nil` when `response` is not a redirect to follow (not 301, 302,
+    /// 303, 307 or 308, no `Location`, or a failure); a failure when it must not be followed.
+    static func nextRequest(after request: RawRequest, response: RawResponse,
+                            configuration: Session.Configuration) -> Swift.Result<RawRequest, HTTPTransportError>? {
+        guard response.error == nil, let status = response.statusCode?.rawValue, isRedirect(status),
               let location = response.headers.first("Location"), !location.isEmpty
         else { return nil }
+        func failure(_ code: HTTPTransportError.Code, _ message: String) -> Swift.Result<RawRequest, HTTPTransportError> {
+            .failure(HTTPTransportError(code: code, message: message, url: request.url.absoluteString,
+                                        httpStatusCode: response.statusCode, responseHeaders: response.headers,
+                                        responseBodyData: response.data))
+        }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {
-            return .failure(HTTPTransportError(
-                code: .badResponse, message: "The server redirected to an unusable location '\(location)'.",
-                url: request.url.absoluteString, httpStatusCode: response.statusCode, responseHeaders: response.headers,
-                responseBodyData: response.data))
+            let shown = LogRedaction.default.redactedURL(location)
+            return failure(.badResponse, "The server redirected to an unusable location '\(shown)'.")
+        }
+        if isHTTPS(request.url), scheme == "http", !configuration.allowsInsecureRedirects {
+            let shown = LogRedaction.default.redactedURL(target)
+            return failure(.insecureRedirect, "The server redirected from https to plain http (\(shown)); not followed. "
+                + "Set Session.Configuration.allowsInsecureRedirects to follow such redirects.")
         }
         var next = request
         next.url = target
+        next.redirectedFrom = request.url
         let becomesGET = status == 303 ? request.method != .head : (status == 301 || status == 302) && request.method == .post
         if becomesGET {
             next.method = .get
@@ -34,19 +36,27 @@ enum RedirectRule {
             next.headers.remove("Content-Type")
             next.headers.remove("Content-Length")
         }
-        if !sameOrigin(request.url, target) {
-            for name in credentialHeaders { next.headers.remove(name) }
-        }
         return .success(next)
     }
 
+    /// 301, 302, 303, 307 and 308.
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
+    /// Same scheme, host and port (the default port when none is written).
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased()
             && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)
     }
 
+    private static func isHTTPS(_ url: URL) -> Bool { url.scheme?.lowercased() == "https" }
+
     private static func effectivePort(_ url: URL) -> Int {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        url.port ?? (isHTTPS(url) ? 443 : 80)
     }
 }

@@ -1,142 +1,174 @@
 import Foundation
 
-/// One send, as one straight pipeline:
-/// resolve → request interceptors → engine → (redirect? next hop) → validation →
-/// response interceptors → `Result`.
+/// One send, as one straight pipeline (DESIGN §3):
+///
+///     resolve → for each hop: intercept request → execute → follow redirect
+///             → validate → intercept response → Result
+///
+/// Each step is one function below. When the transport has a retrier, it repeats whole
+/// attempts (every hop again, from the resolved request).
 struct SendPipeline {
     let transport: HTTPTransport
+    let session: Session
+    let control: TransferControl
+    /// The request's own interceptors, its base's, then the transport's.
+    let requestInterceptors: [any HTTPRequestInterceptor]
+    /// The request's interceptors, then the transport's.
+    let responseInterceptors: [any HTTPResponseInterceptor]
 
-    func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
-        let session = request.session ?? transport.session
-        // (No new array when the request has no interceptors of its own, the common case.)
-        let requestInterceptors = request.requestInterceptors.isEmpty
+    init(transport: HTTPTransport, request: some HTTPRequestEnvelope, control: TransferControl) {
+        self.transport = transport
+        self.control = control
+        session = request.session ?? transport.session
+        requestInterceptors = request.requestInterceptors.isEmpty
             ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
-        let responseInterceptors = request.responseInterceptors.isEmpty
+        responseInterceptors = request.responseInterceptors.isEmpty
             ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
+    }
 
-        // 1. Resolve the request value into its wire form.
-        var resolved: RawRequest
+    /// What one attempt ended with, and the last request it sent (for a retrier).
+    struct Attempt {
+        let result: HTTPTransport.Result
+        let sent: RawRequest?
+    }
+
+    /// Sends `request`: resolves it, then attempts (and retries) it.
+    func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
+        let resolved: RawRequest
         do {
-            resolved = try request.resolve()
+            resolved = try resolve(request)
+        } catch {
+            return .failure(error: error)
+        }
+        guard let retrier = transport.retrier else { return attempt(resolved).result }
+        return RetryLoop(pipeline: self, retrier: retrier).run(resolved)
+    }
+
+    /// One attempt: every hop of the exchange, until a final response or a failure.
+    func attempt(_ resolved: RawRequest) -> Attempt {
+        var hop = Hop(first: resolved)
+        while true {
+            let sent: RawRequest
+            do {
+                sent = try intercept(&hop)
+            } catch {
+                return Attempt(result: .failure(error: error), sent: nil)
+            }
+            var response = execute(sent, hop: hop)
+            if let next = followRedirect(&response, from: hop) {
+                hop = next
+                continue
+            }
+            validate(&response)
+            intercept(&response)
+            return Attempt(result: result(of: response), sent: sent)
+        }
+    }
+
+    // MARK: Steps
+
+    /// Resolve: the request value in its wire form (base merged, URL parsed, parameters encoded).
+    private func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
+        do {
+            return try request.resolve()
         } catch {
             var error = error
             if error.url == nil { error.url = request.endpoint }
+            throw error
+        }
+    }
+
+    /// Intercept request: the hop's request through the request interceptors, within the hop
+    /// rules (credentials stay with their origin, one deadline for the whole exchange).
+    private func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
+        let start = hop.deadline == nil ? ContinuousClock.now : nil
+        var request = try hop.requestBeforeInterceptors()
+        try Self.intercept(&request, with: requestInterceptors)
+        if let start { hop.deadline = start + .milliseconds(CurlEngine.milliseconds(request.timeout)) }
+        return try hop.requestToSend(request, credentialHeaders: session.configuration.credentialHeaders)
+    }
+
+    /// Execute: the engine performs the exchange.
+    private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
+        var response = session.engine.execute(request, control: control)
+        response.metrics.redirectCount = hop.redirects
+        return response
+    }
+
+    /// Follow redirect: the next hop, when the response is a redirect to follow. The redirect
+    /// response passes the response interceptors first (its cookies are stored, it is logged);
+    /// a redirect that must not be followed becomes the response's error.
+    private func followRedirect(_ response: inout RawResponse, from hop: Hop) -> Hop? {
+        guard let next = RedirectRule.nextRequest(after: hop.request, response: response,
+                                                  configuration: session.configuration) else { return nil }
+        let limit = session.configuration.maxRedirects
+        if hop.redirects >= limit {
+            // No redirects allowed: the 3xx response is the answer.
+            if limit > 0 {
+                response.error = HTTPTransportError(
+                    code: .tooManyRedirects, message: "Stopped after \(hop.redirects) redirects (the session allows \(limit)).",
+                    url: response.request.url.absoluteString, httpStatusCode: response.statusCode,
+                    responseHeaders: response.headers, responseBodyData: response.data)
+            }
+            return nil
+        }
+        switch next {
+        case .failure(let error):
+            response.error = error
+            return nil
+        case .success(let request):
+            var seen = response
+            intercept(&seen)
+            if seen.error != nil {
+                response = seen
+                return nil
+            }
+            return hop.next(request)
+        }
+    }
+
+    /// Validate: by default, a status other than 2xx is an `.httpStatus` failure carrying the
+    /// response; a response without a status is a `.badResponse`.
+    private func validate(_ response: inout RawResponse) {
+        guard response.error == nil else { return }
+        let request = response.request
+        guard let status = response.statusCode else {
+            response.error = HTTPTransportError(code: .badResponse, message: "No response status was received.",
+                                                url: request.url.absoluteString)
+            return
+        }
+        guard transport.useDefaultValidation, !status.isSuccess else { return }
+        response.error = HTTPTransportError(
+            code: .httpStatus,
+            message: "The server answered \(status.rawValue) \(status.reasonPhrase) for \(request.method.rawValue) \(request.url.absoluteString).",
+            url: request.url.absoluteString, httpStatusCode: status,
+            responseHeaders: response.headers, responseBodyData: response.data)
+    }
+
+    /// Intercept response: the request's response interceptors, then the transport's.
+    private func intercept(_ response: inout RawResponse) {
+        for interceptor in responseInterceptors where response.error != nil || interceptor.interceptsSuccesses {
+            response = interceptor.intercept(response: response)
+        }
+    }
+
+    /// The `Result`: the response, or the failure the interceptors left.
+    private func result(of response: RawResponse) -> HTTPTransport.Result {
+        if var error = response.error {
+            if error.url == nil { error.url = response.request.url.absoluteString }
             return .failure(error: error)
         }
-
-        // 2–7 for each attempt; the retrier decides whether a failure is sent again.
-        guard let retrier = transport.retrier else {
-            return attemptOnce(resolved, session: session, control: control, requestInterceptors: requestInterceptors,
-                               responseInterceptors: responseInterceptors).result
+        guard let status = response.statusCode else {
+            return .failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
+                                                      url: response.request.url.absoluteString))
         }
-        let firstStart = ContinuousClock.now
-        var attempt = 1
-        while true {
-            let attemptStart = ContinuousClock.now
-            let (result, sent) = attemptOnce(resolved, session: session, control: control,
-                                             requestInterceptors: requestInterceptors,
-                                             responseInterceptors: responseInterceptors)
-            guard case .failure(let error) = result, error.code != .cancelled,
-                  error.code != .interceptorFailed, error.code != .invalidURL, error.code != .encodingFailed
-            else { return result }
-            let context = RetryContext(request: resolved, sentRequest: sent, error: error, attempt: attempt,
-                                       attemptStarted: attemptStart, firstAttemptStarted: firstStart)
-            switch retrier.retry(context) {
-            case .doNotRetry:
-                return result
-            case .fail(let replacement):
-                return .failure(error: replacement)
-            case .retry(let request, let delay):
-                if control.cancellation?.isCancelled == true { return result }
-                if delay > 0 { Thread.sleep(forTimeInterval: min(delay, 300)) }
-                resolved = request
-                attempt += 1
-            }
-        }
+        return .success(response: HTTPResponse(
+            httpStatus: status, headers: response.headers, body: response.data, request: response.request,
+            metrics: response.metrics, fileURL: response.fileURL))
     }
 
-    /// One attempt: request interceptors, engine, redirects, validation, response interceptors.
-    private func attemptOnce(
-        _ resolved: RawRequest, session: Session, control: TransferControl,
-        requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor]
-    ) -> (result: HTTPTransport.Result, sent: RawRequest?) {
-        var redirected: RawRequest?  // the next hop's request, once a redirect was followed
-        var redirects = 0
-        while true {
-            // 2. Request interceptors: the request's own, its base's, then the transport's.
-            var sent: RawRequest
-            if let redirected { sent = redirected } else { sent = resolved }
-            do {
-                try Self.intercept(&sent, with: requestInterceptors)
-            } catch {
-                return (.failure(error: error), nil)
-            }
-
-            // 3. The engine performs the exchange.
-            var response = session.engine.execute(sent, control: control)
-            response.metrics.redirectCount = redirects
-
-            // 4. Redirects are followed here, so every hop passes the interceptors.
-            if response.error == nil, let status = response.statusCode?.rawValue, RedirectRule.isRedirect(status),
-               let next = RedirectRule.nextRequest(after: redirected ?? resolved, response: response) {
-                if redirects >= session.configuration.maxRedirects {
-                    if session.configuration.maxRedirects > 0 {
-                        response.error = HTTPTransportError(
-                            code: .tooManyRedirects,
-                            message: "Stopped after \(redirects) redirects (the session allows \(session.configuration.maxRedirects)).",
-                            url: sent.url.absoluteString, httpStatusCode: response.statusCode,
-                            responseHeaders: response.headers, responseBodyData: response.data)
-                    }
-                } else {
-                    var seen = response
-                    Self.intercept(&seen, with: responseInterceptors)
-                    if let error = seen.error { return (.failure(error: error), sent) }
-                    switch next {
-                    case .success(let request):
-                        redirected = request
-                        redirects += 1
-                        continue
-                    case .failure(let error):
-                        return (.failure(error: error), sent)
-                    }
-                }
-            }
-
-            // 5. Default validation: 2xx, else an HTTP-status error carrying the response.
-            if response.error == nil {
-                if let status = response.statusCode {
-                    if transport.useDefaultValidation, !status.isSuccess {
-                        response.error = HTTPTransportError(
-                            code: .httpStatus,
-                            message: "The server answered \(status.rawValue) \(status.reasonPhrase) for \(sent.method.rawValue) \(sent.url.absoluteString).",
-                            url: sent.url.absoluteString, httpStatusCode: status,
-                            responseHeaders: response.headers, responseBodyData: response.data)
-                    }
-                } else {
-                    response.error = HTTPTransportError(code: .badResponse, message: "No response status was received.",
-                                                        url: sent.url.absoluteString)
-                }
-            }
-
-            // 6. Response interceptors: the request's, then the transport's.
-            Self.intercept(&response, with: responseInterceptors)
-
-            // 7. The result.
-            if var error = response.error {
-                if error.url == nil { error.url = sent.url.absoluteString }
-                return (.failure(error: error), sent)
-            }
-            guard let status = response.statusCode else {
-                return (.failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
-                                                           url: sent.url.absoluteString)), sent)
-            }
-            // (The sent request goes back only with a failure: the retrier needs it, a success not.)
-            return (.success(response: HTTPResponse(
-                httpStatus: status, headers: response.headers, body: response.data, request: response.request,
-                metrics: response.metrics, fileURL: response.fileURL)), nil)
-        }
-    }
-
+    /// Runs the request interceptors in order; a throw ends the send (`.interceptorFailed`, or
+    /// the interceptor's own `HTTPTransportError`).
     static func intercept(_ request: inout RawRequest, with interceptors: [any HTTPRequestInterceptor]) throws(HTTPTransportError) {
         for interceptor in interceptors {
             do {
@@ -147,20 +179,9 @@ struct SendPipeline {
                 throw error
             } catch {
                 throw HTTPTransportError(
-                    code: .interceptorFailed,
-                    message: "Request interceptor \(type(of: interceptor)) failed: \(error)",
-                    url: request.url.absoluteString,
-                    underlyingError: error)
+                    code: .interceptorFailed, message: "Request interceptor \(type(of: interceptor)) failed: \(error)",
+                    url: request.url.absoluteString, underlyingError: error)
             }
-        }
-    }
-
-    static func intercept(_ response: inout RawResponse, with interceptors: [any HTTPResponseInterceptor]) {
-        for interceptor in interceptors {
-            // The default interceptor only ever changes a failure: a success skips it, and with it
-            // the copy of the response that handing it over and back would cost.
-            if response.error == nil, type(of: interceptor) == ClarifyErrorInterceptor.self { continue }
-            response = interceptor.intercept(response: response)
         }
     }
 }

@@ -19,6 +19,12 @@ public final class Session: Sendable {
         public var idleHandleTimeout: TimeInterval = 120
         /// The `User-Agent` sent when a request sets none.
         public var userAgent: String = HTTPTransport.defaultUserAgent
+        /// Headers that carry credentials: a redirect hop to another origin than the first
+        /// request's never sends them, whoever added them (an interceptor included). Setting it
+        /// replaces the list; the cache keys stored responses by their values too.
+        public var credentialHeaders: [String] = ["Authorization", "Proxy-Authorization"]
+        /// `false` (the default): a redirect from https to plain http fails with `.insecureRedirect`.
+        public var allowsInsecureRedirects: Bool = false
 
         /// The defaults.
         public init() {}
@@ -106,6 +112,24 @@ public final class CancellationHandle: Sendable {
 
     /// `true` once `cancel()` was called.
     public var isCancelled: Bool { flag.isSet }
+
+    /// Waits up to `seconds`, returning early (`true`) as soon as the handle is cancelled.
+    func wait(seconds: TimeInterval) -> Bool {
+        if isCancelled { return true }
+        guard seconds > 0 else { return false }
+        let condition = NSCondition()
+        let token = addWaker {
+            condition.lock()
+            condition.signal()
+            condition.unlock()
+        }
+        defer { removeWaker(token) }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        while !isCancelled, condition.wait(until: deadline) {}
+        condition.unlock()
+        return isCancelled
+    }
 }
 
 /// An engine made from a closure: serves canned responses so code can be tested without a

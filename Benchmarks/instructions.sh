@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Instructions per small keep-alive GET, counted by callgrind (repeatable where times are not).
+# Starts its own nginx on 127.0.0.1, builds the HTTPTransport benchmark client in release mode,
+# runs it under callgrind for N and 2N GETs and prints (I(2N) − I(N)) / N: the cost of one
+# request, start-up and first connection excluded. Installs valgrind and nginx if missing.
+#
+# Environment: N (default 2000), CLIENT_ARGS (extra client options, e.g. "--interceptors 10"),
+#              BASELINE=1 also counts the C libcurl loop (a) with the same method.
+set -euo pipefail
+cd "$(dirname "$0")"
+export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+N=${N:-2000}
+
+missing=()
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+if [ "${#missing[@]}" -gt 0 ]; then
+    SUDO=""; if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    # No nginx service on port 80 after installing it.
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    $SUDO rm -f /usr/sbin/policy-rc.d
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+swift build -c release --product BenchHTTPTransport >/dev/null 2>&1
+BIN=$(swift build -c release --show-bin-path)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/httptransport-instructions.XXXXXX")
+# valgrind 3.19 cannot read the DWARF that Swift 6 writes: count a copy without debug info.
+cp "$BIN/BenchHTTPTransport" "$WORK/client"
+strip --strip-debug "$WORK/client"
+gcc -O2 -o "$WORK/curl_baseline" baseline/curl_baseline.c -lcurl -lpthread
+mkdir -p "$WORK/www" "$WORK/temp"
+printf '{"id":42,"name":"HTTPTransport benchmark","tags":["swift","libcurl"],"ok":true,"score":0.95}' >"$WORK/www/small.json"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$WORK/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $WORK/nginx.pid;
+error_log $WORK/error.log warn;
+events { worker_connections 64; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    client_body_temp_path $WORK/temp/body;
+    proxy_temp_path $WORK/temp/proxy;
+    fastcgi_temp_path $WORK/temp/fastcgi;
+    uwsgi_temp_path $WORK/temp/uwsgi;
+    scgi_temp_path $WORK/temp/scgi;
+    types { application/json json; }
+    server { listen 127.0.0.1:$PORT; root $WORK/www; }
+}
+EOF
+"$NGINX" -p "$WORK" -e "$WORK/error.log" -c "$WORK/nginx.conf" &
+NGINX_PID=$!
+trap 'kill -QUIT $NGINX_PID 2>/dev/null || true; wait $NGINX_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/small.json" && break; sleep 0.05; done
+
+count() {  # $1: requests; the rest: the client command. Prints total instructions.
+    local requests=$1; shift
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$@" get "http://127.0.0.1:$PORT" "$requests" \
+        >/dev/null 2>"$WORK/cg.log"
+    grep -o 'Collected : [0-9]*' "$WORK/cg.log" | grep -o '[0-9]*$'
+}
+per_request() {  # the client command; prints instructions per GET
+    local one two
+    one=$(count "$N" "$@")
+    two=$(count $((2 * N)) "$@")
+    echo $(( (two - one) / N ))
+}
+
+# shellcheck disable=SC2086
+echo "HTTPTransport: $(per_request "$WORK/client" ${CLIENT_ARGS:-}) instructions per small GET"
+if [ "${BASELINE:-0}" = 1 ]; then
+    echo "C libcurl (a): $(per_request "$WORK/curl_baseline") instructions per small GET"
+fi

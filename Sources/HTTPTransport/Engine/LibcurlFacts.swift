@@ -1,0 +1,61 @@
+import CCurl
+import Foundation
+
+/// What this process's libcurl is and does, read once.
+extension CurlEngine {
+    /// The libcurl version this process runs with (e.g. `"7.88.1"`).
+    static let libcurlVersion: String = {
+        ccurl_global_init()
+        guard let info = curl_version_info(CURLVERSION_TENTH), let version = info.pointee.version else { return "unknown" }
+        return String(cString: version)
+    }()
+
+    /// The content encodings this libcurl decodes, as it lists them in `Accept-Encoding` for
+    /// `CURLOPT_ACCEPT_ENCODING ""` (which stays set, so libcurl decodes the response). The
+    /// engine writes the header itself, once per header list, instead of libcurl formatting its
+    /// own copy on every transfer; a test checks it equals what libcurl sends.
+    static let acceptEncoding: String = {
+        ccurl_global_init()
+        guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else { return "" }
+        var names: [String] = []
+        if info.features & CURL_VERSION_LIBZ != 0 { names += ["deflate", "gzip"] }
+        if info.features & CURL_VERSION_BROTLI != 0 { names.append("br") }
+        if info.features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
+        return names.joined(separator: ", ")
+    }()
+
+    /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case.
+    static func isHTTPS(_ url: String) -> Bool {
+        var bytes = url.utf8.makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected | 0x20 else { return false }
+        }
+        return true
+    }
+
+    /// libcurl's figures for the transfer that just ended on `handle`, read in one C call.
+    func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {
+        var figures = ccurl_metrics()
+        ccurl_get_metrics(handle.curl, &figures)
+        var metrics = TransferMetrics()
+        metrics.nameLookup = Double(figures.name_lookup_us) / 1_000_000
+        metrics.connect = Double(figures.connect_us) / 1_000_000
+        metrics.tlsHandshake = Double(figures.tls_handshake_us) / 1_000_000
+        metrics.firstByte = Double(figures.first_byte_us) / 1_000_000
+        metrics.total = Double(figures.total_us) / 1_000_000
+        metrics.bytesSent = Int64(figures.bytes_sent)
+        metrics.bytesReceived = Int64(figures.bytes_received)
+        metrics.connectionReused = figures.connects == 0 && figures.response_code != 0
+        switch figures.http_version {
+        case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): metrics.httpVersion = "2"
+        case Int(CURL_HTTP_VERSION_3): metrics.httpVersion = "3"
+        default: metrics.httpVersion = ""
+        }
+        metrics.remoteAddress = handle.remoteAddress(figures.remote_address)
+        metrics.remotePort = figures.remote_port
+        metrics.localPort = figures.local_port
+        return metrics
+    }
+}

@@ -1,0 +1,162 @@
+import CCurl
+import Foundation
+
+/// Every libcurl option that one transfer sets, as one value: the single source of truth for
+/// how a handle is configured.
+///
+/// A handle remembers the options it holds (`EasyHandle.applied`); `apply(to:)` sets exactly the
+/// ones that differ, so a transfer on a reused handle ends up configured exactly as on a new one,
+/// whatever ran on it before, and nothing needs `curl_easy_reset` (which would also drop the
+/// options set once when the handle was made, see `CurlEngine.makeHandle`). A new option goes
+/// into this value and is applied on every path by construction.
+///
+/// Options that do not depend on the request (callbacks, buffer size, proxy, TLS roots, …) are
+/// not here: they are set once, when the handle is made.
+struct TransferOptions: Equatable {
+    /// `CURLOPT_URL`.
+    var url: String
+    /// `CURLOPT_TIMEOUT_MS`: the whole exchange (0: none).
+    var timeoutMilliseconds: Int
+    /// `CURLOPT_CONNECTTIMEOUT_MS` (0: libcurl's default).
+    var connectTimeoutMilliseconds: Int
+    /// `CURLOPT_MAXFILESIZE_LARGE`: a declared body larger than this is refused up front (0: no limit).
+    var maxFileSize: Int64
+    /// The method and where the body comes from (several options that must change together).
+    var body: BodyOption
+    /// `CURLOPT_HTTPHEADER`: what the handle's header list is built from.
+    var headers: HeaderListSource?
+    /// `CURLOPT_NOPROGRESS` off: the progress callback runs (progress reports, cancellation).
+    var reportsProgress: Bool
+    /// The per-host TLS checks.
+    var tls: TLSOption
+
+    /// The options of a handle that no transfer has used yet (libcurl's defaults).
+    static var libcurlDefaults: TransferOptions {
+        TransferOptions(url: "", timeoutMilliseconds: 0, connectTimeoutMilliseconds: 0, maxFileSize: 0, body: .get,
+                        headers: nil, reportsProgress: false, tls: TLSOption())
+    }
+
+    /// Sets on `handle` every option that differs from what it holds, then records these.
+    func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
+        let held = handle.applied
+        // Until every option is set, the handle's options are unknown (a failure destroys it).
+        handle.applied = nil
+        if url != held?.url { try handle.set(CURLOPT_URL, url) }
+        if timeoutMilliseconds != held?.timeoutMilliseconds { try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
+        if connectTimeoutMilliseconds != held?.connectTimeoutMilliseconds {
+            try handle.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+        }
+        if maxFileSize != held?.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
+        if body != held?.body { try body.apply(to: handle) }
+        if headers != held?.headers { try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? []) }
+        if reportsProgress != held?.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
+        if tls != held?.tls { try tls.apply(to: handle, held: held?.tls) }
+        handle.applied = self
+    }
+}
+
+/// A transfer's own C resource (a MIME body, a pin check), named by the transfer that made it:
+/// equal only within that transfer, so a later transfer always sets its own resource again even
+/// if it happens to sit at the same address.
+struct TransferResource: Equatable {
+    let transfer: UInt64
+    let pointer: UnsafeMutableRawPointer
+
+    static func == (lhs: TransferResource, rhs: TransferResource) -> Bool { lhs.transfer == rhs.transfer }
+}
+
+/// The method and the body: `CURLOPT_HTTPGET`, `NOBODY`, `POST`, `CUSTOMREQUEST`,
+/// `POSTFIELDSIZE_LARGE`, `COPYPOSTFIELDS`, `MIMEPOST`. libcurl ties these options together
+/// (each of them changes the method it will use), so they are always set as a whole, in one order.
+enum BodyOption: Equatable {
+    /// `GET`, no body.
+    case get
+    /// `HEAD`.
+    case head
+    /// Another method without a body (`DELETE`, `OPTIONS`, …).
+    case bodiless(method: String)
+    /// A small in-memory body that libcurl copies and sends with the headers. `method` nil: POST.
+    case copied(method: String?, body: Data)
+    /// A body streamed through the read callback (`size` -1: unknown, sent chunked).
+    case streamed(method: String?, size: Int64)
+    /// A `multipart/form-data` body.
+    case multipart(method: String?, mime: TransferResource)
+
+    /// In-memory bodies up to this size are handed to libcurl to copy: it then sends them in the
+    /// same write as the request headers (the read callback costs a separate write).
+    static let copiedBodyLimit = 64 * 1024
+
+    func apply(to handle: EasyHandle) throws(EngineSetupError) {
+        // Back to a bodiless GET first, so nothing of the previous method or body stays.
+        try handle.set(CURLOPT_NOBODY, false)
+        try handle.set(CURLOPT_CUSTOMREQUEST, nil as String?)
+        try handle.check(ccurl_setopt_pointer(handle.curl, CURLOPT_POSTFIELDS, nil), CURLOPT_POSTFIELDS)
+        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1)
+        try handle.check(ccurl_setopt_mime(handle.curl, nil), CURLOPT_MIMEPOST)
+        try handle.set(CURLOPT_HTTPGET, true)
+        let method: String?
+        switch self {
+        case .get:
+            return
+        case .head:
+            try handle.set(CURLOPT_NOBODY, true)
+            return
+        case .bodiless(let name):
+            method = name
+        case .copied(let name, let body):
+            method = name
+            // The size first: COPYPOSTFIELDS copies that many bytes.
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            let code = body.withUnsafeBytes { bytes in
+                ccurl_setopt_pointer(handle.curl, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
+            try handle.check(code, CURLOPT_COPYPOSTFIELDS)
+        case .streamed(let name, let size):
+            method = name
+            try handle.set(CURLOPT_POST, true)
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
+        case .multipart(let name, let mime):
+            method = name
+            try handle.check(ccurl_setopt_mime(handle.curl, OpaquePointer(mime.pointer)), CURLOPT_MIMEPOST)
+        }
+        if let method { try handle.set(CURLOPT_CUSTOMREQUEST, method) }
+    }
+}
+
+/// What the request header list is built from (the lines themselves are made only when this
+/// changes: a handle sending the same headers again keeps its list).
+struct HeaderListSource: Equatable {
+    var headers: HTTPHeaders
+    var sendsBody: Bool
+
+    func lines(userAgent: String) -> [String] {
+        WireHeaders.fields(headers: headers, sendsBody: sendsBody, userAgent: userAgent,
+                           acceptEncoding: CurlEngine.acceptEncoding).map(WireHeaders.line)
+    }
+}
+
+/// The per-host TLS checks of a transfer (see `TLSPolicy` in TLSOptions.swift for how they are
+/// decided). The defaults are libcurl's.
+struct TLSOption: Equatable {
+    /// `CURLOPT_SSL_VERIFYPEER`.
+    var verifiesPeer = true
+    /// `CURLOPT_SSL_VERIFYHOST` 2 (on) or 0.
+    var verifiesHost = true
+    /// `CURLOPT_PINNEDPUBLICKEY`.
+    var pinnedPublicKeys: String?
+    /// `CURLOPT_SSL_CTX_FUNCTION` + `CURLOPT_SSL_CTX_DATA`: the handshake's pin check.
+    var pinCheck: TransferResource?
+    /// `CURLOPT_SSL_SESSIONID_CACHE`.
+    var cachesSessions = true
+
+    func apply(to handle: EasyHandle, held: TLSOption?) throws(EngineSetupError) {
+        if verifiesPeer != held?.verifiesPeer { try handle.set(CURLOPT_SSL_VERIFYPEER, verifiesPeer) }
+        if verifiesHost != held?.verifiesHost { try handle.set(CURLOPT_SSL_VERIFYHOST, verifiesHost ? 2 : 0) }
+        if pinnedPublicKeys != held?.pinnedPublicKeys { try handle.set(CURLOPT_PINNEDPUBLICKEY, pinnedPublicKeys) }
+        if pinCheck != held?.pinCheck {
+            let check = pinCheck?.pointer.assumingMemoryBound(to: ccurl_pin_check.self)
+            try handle.check(ccurl_set_pin_check(handle.curl, check), CURLOPT_SSL_CTX_FUNCTION)
+        }
+        if cachesSessions != held?.cachesSessions { try handle.set(CURLOPT_SSL_SESSIONID_CACHE, cachesSessions) }
+    }
+}

@@ -1,0 +1,80 @@
+/// The header lines that go on the wire for a request: one rule, used by the engine to build
+/// what it sends and by `curlCommand()` to print it.
+///
+/// The request's own fields come first, in order; then the session's `User-Agent` and the
+/// `Accept-Encoding` that libcurl decodes, unless the request sets its own; then an empty
+/// `Expect:` for a request that sends a body and sets no `Expect` of its own, so libcurl never
+/// waits for a `100 Continue` (a second round trip, and a one-second stall with servers that
+/// do not answer it).
+enum WireHeaders {
+    /// The fields to send, in order.
+    static func fields(headers: HTTPHeaders, sendsBody: Bool, userAgent: String?,
+                       acceptEncoding: String?) -> [HTTPHeaders.Field] {
+        var fields = Array(headers)
+        if let userAgent, !headers.contains("User-Agent") {
+            fields.append(HTTPHeaders.Field(name: "User-Agent", value: userAgent))
+        }
+        if let acceptEncoding, !acceptEncoding.isEmpty, !headers.contains("Accept-Encoding") {
+            fields.append(HTTPHeaders.Field(name: "Accept-Encoding", value: acceptEncoding))
+        }
+        if sendsBody, !headers.contains("Expect") { fields.append(HTTPHeaders.Field(name: "Expect", value: "")) }
+        return fields
+    }
+
+    /// A field as libcurl takes it: `Name: value`; `Name;` sends a header with an empty value,
+    /// and `Expect:` (empty) removes libcurl's own `Expect: 100-continue`.
+    static func line(_ field: HTTPHeaders.Field) -> String {
+        guard field.value.isEmpty else { return "\(field.name): \(field.value)" }
+        return field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);"
+    }
+
+    /// Refuses fields that would change the request's framing: a name that is not an RFC 9110
+    /// token (empty, or with a space, `:` or a control character), or a value with CR, LF or NUL
+    /// (a line break would start a header of the attacker's choosing; libcurl would cut the
+    /// value at a NUL).
+    static func validate(_ headers: HTTPHeaders, url: String) throws(HTTPTransportError) {
+        for field in headers {
+            if !HeaderFieldRules.isToken(field.name) {
+                throw HTTPTransportError(
+                    code: .encodingFailed,
+                    message: "The header name '\(field.name.debugDescription.dropFirst().dropLast())' is not a valid "
+                        + "HTTP token (letters, digits and !#$%&'*+-.^_`|~ only); nothing was sent.",
+                    url: url)
+            }
+            if let problem = HeaderFieldRules.problem(inValue: field.value) {
+                throw HTTPTransportError(code: .encodingFailed,
+                                         message: "The value of header '\(field.name)' contains \(problem); nothing was sent.",
+                                         url: url)
+            }
+        }
+    }
+}
+
+/// What may appear in a header line (RFC 9110 §5.1, §5.5).
+enum HeaderFieldRules {
+    /// A token: one or more of `!#$%&'*+-.^_`|~`, digits and letters.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// What makes `value` unusable in a header line (a CR, LF or NUL), or `nil`.
+    static func problem(inValue value: String) -> String? {
+        for byte in value.utf8 {
+            switch byte {
+            case 0x0D, 0x0A: return "a line break"
+            case 0x00: return "a NUL character"
+            default: continue
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// One request of an exchange: the first one, or the next one after a redirect. Knows the
+/// rules that depend on where a hop goes (DESIGN §1b, "Redirect hops"):
+/// - a hop to another origin than the first request's sends no credential header
+///   (`Session.Configuration.credentialHeaders`), whoever added it, and not the `Cookie`
+///   header set on the request itself (cookies an interceptor adds for the hop's own URL go);
+/// - the request's `timeout` is one deadline for the whole exchange: each hop gets what is left.
+struct Hop {
+    /// The hop's request, before its interceptors run.
+    var request: RawRequest
+    /// Redirects followed before this hop.
+    let redirects: Int
+    /// The first request's URL: its origin is the one credentials belong to.
+    let firstURL: URL
+    /// When the exchange must be over (set once the first hop's time-out is known).
+    var deadline: ContinuousClock.Instant?
+
+    /// The first hop of an exchange.
+    init(first request: RawRequest) {
+        self.request = request
+        redirects = 0
+        firstURL = request.url
+    }
+
+    private init(request: RawRequest, after previous: Hop) {
+        self.request = request
+        redirects = previous.redirects + 1
+        firstURL = previous.firstURL
+        deadline = previous.deadline
+    }
+
+    /// The hop that follows a redirect to `request`.
+    func next(_ request: RawRequest) -> Hop { Hop(request: request, after: self) }
+
+    /// `true` when this hop goes to another origin than the first request.
+    var crossesOrigin: Bool { redirects > 0 && !RedirectRule.sameOrigin(firstURL, request.url) }
+
+    /// The hop's request as its interceptors should see it: the time left, and without the
+    /// request's own cookies on another origin.
+    func requestBeforeInterceptors() throws(HTTPTransportError) -> RawRequest {
+        var request = self.request
+        if let remaining = try remainingTime() { request.timeout = remaining }
+        if crossesOrigin { request.headers.remove("Cookie") }
+        return request
+    }
+
+    /// What the hop may send once its interceptors ran: no credential header on another
+    /// origin, and no more time than is left.
+    func requestToSend(_ intercepted: RawRequest, credentialHeaders: [String]) throws(HTTPTransportError) -> RawRequest {
+        var request = intercepted
+        if crossesOrigin {
+            for name in credentialHeaders { request.headers.remove(name) }
+        }
+        if let remaining = try remainingTime() { request.timeout = min(request.timeout, remaining) }
+        return request
+    }
+
+    /// Seconds left for a redirect hop (`nil` for the first hop, which has its whole time-out);
+    /// a hop with nothing left fails before it starts.
+    private func remainingTime() throws(HTTPTransportError) -> TimeInterval? {
+        guard redirects > 0, let deadline else { return nil }
+        let left = ContinuousClock.now.duration(to: deadline)
+        let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        guard seconds > 0 else {
+            throw HTTPTransportError(
+                code: .timeout,
+                message: "The request timed out after \(redirects) redirect(s): its time-out covers the whole exchange, every hop included.",
+                url: request.url.absoluteString)
+        }
+        return seconds
+    }
+}
