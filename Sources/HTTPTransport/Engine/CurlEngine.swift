@@ -41,7 +41,7 @@ final class CurlEngine: HTTPEngine {
             return RawResponse(request: request, error: error)
         }
         let code = perform(transfer)
-        let response = response(of: transfer, code: code)
+        let response = response(to: request, of: transfer, code: code)
         finish(transfer, code: code)
         return response
     }
@@ -54,10 +54,9 @@ final class CurlEngine: HTTPEngine {
         try WireHeaders.validate(request.headers, url: url)
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
-        let transfer = CurlTransfer(request: request, url: url, handle: handle, control: control,
-                                    maxResponseSize: configuration.maxResponseSize)
+        let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // A handle whose set-up fails is not checked back in: `transfer` closes it.
-        let options = try describe(transfer)
+        let options = try describe(request, transfer)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
             try handle.check(ccurl_set_callback_userdata(handle.curl, transfer.state.opaque), CURLOPT_WRITEDATA)
@@ -68,8 +67,7 @@ final class CurlEngine: HTTPEngine {
     }
 
     /// Every per-transfer option, as one value (see `TransferOptions`).
-    private func describe(_ transfer: CurlTransfer) throws(HTTPTransportError) -> TransferOptions {
-        let request = transfer.request
+    private func describe(_ request: RawRequest, _ transfer: CurlTransfer) throws(HTTPTransportError) -> TransferOptions {
         let number = transfer.handle.beginTransfer()
         var headers = request.headers
         if let download = request.download {
@@ -78,14 +76,14 @@ final class CurlEngine: HTTPEngine {
             transfer.state.download = file
         }
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
-        transfer.pinCheck = pinCheck
+        transfer.state.pinCheck = pinCheck
         let timeout = Self.milliseconds(request.timeout)
         return TransferOptions(
             url: transfer.url,
             timeoutMilliseconds: timeout,
             connectTimeoutMilliseconds: min(timeout, Self.milliseconds(configuration.connectTimeout)),
             maxFileSize: request.download == nil ? configuration.maxResponseSize : 0,
-            body: try bodyOption(for: transfer, number: number),
+            body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
             reportsProgress: transfer.state.control.progress != nil || transfer.state.control.cancellation != nil,
             tls: tls)
@@ -100,19 +98,19 @@ final class CurlEngine: HTTPEngine {
     }
 
     /// The response (or the failure) the transfer ended with.
-    private func response(of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
-        let state = transfer.state, request = transfer.request
+    private func response(to request: RawRequest, of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
+        let state = transfer.state
         let metrics = collectMetrics(transfer.handle)
         guard code == CURLE_OK, state.storedError == nil else {
             state.download?.abandon()
             let error = state.storedError ?? CurlErrorMapping.error(
                 for: code, message: transfer.handle.errorMessage, url: transfer.url, host: request.url.host ?? "",
-                pinCheck: transfer.pinCheck)
-            return failed(transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
+                pinCheck: state.pinCheck)
+            return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
         }
         guard state.headersComplete else {
             state.download?.abandon()
-            return failed(transfer, HTTPTransportError(
+            return failed(request, transfer, HTTPTransportError(
                 code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
                 url: transfer.url), metrics: metrics)
         }
@@ -123,7 +121,8 @@ final class CurlEngine: HTTPEngine {
         let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
         if let download = state.download, download.isWritingBody {
             if let problem = download.commit() {
-                return failed(transfer, HTTPTransportError(code: .fileIO, message: problem, url: transfer.url), metrics: metrics)
+                return failed(request, transfer, HTTPTransportError(code: .fileIO, message: problem, url: transfer.url),
+                              metrics: metrics)
             }
             return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
                                fileURL: download.destination)
@@ -133,15 +132,15 @@ final class CurlEngine: HTTPEngine {
                            metrics: metrics)
     }
 
-    private func failed(_ transfer: CurlTransfer, _ error: HTTPTransportError, metrics: TransferMetrics,
-                        body: Data? = nil) -> RawResponse {
+    private func failed(_ request: RawRequest, _ transfer: CurlTransfer, _ error: HTTPTransportError,
+                        metrics: TransferMetrics, body: Data? = nil) -> RawResponse {
         let statusCode = transfer.state.statusCode.map(HTTPStatusCode.init(rawValue:))
         let headers = transfer.state.headers
         var error = error
         error.httpStatusCode = statusCode
         error.responseHeaders = headers
         if let body { error.responseBodyData = body }
-        return RawResponse(request: transfer.request, statusCode: statusCode, headers: headers, error: error,
+        return RawResponse(request: request, statusCode: statusCode, headers: headers, error: error,
                            metrics: metrics)
     }
 
@@ -212,26 +211,18 @@ final class CurlEngine: HTTPEngine {
     }
 }
 
-/// One transfer in progress: the request, its handle, the state libcurl's callbacks write to,
-/// and the C resources it owns (freed when it ends). A handle is closed with it unless
-/// `CurlEngine.finish` put the handle back into the pool.
-final class CurlTransfer {
-    let request: RawRequest
+/// One transfer in progress: its URL, its handle, and the state libcurl's callbacks write to
+/// (which also owns the transfer's C resources). The handle is closed with it unless
+/// `CurlEngine.finish` put it back into the pool.
+struct CurlTransfer {
     let url: String
     let handle: EasyHandle
     let state: TransferState
-    var pinCheck: PinCheck?
-    var mime: OpaquePointer?
 
-    init(request: RawRequest, url: String, handle: EasyHandle, control: TransferControl, maxResponseSize: Int64) {
-        self.request = request
+    init(url: String, handle: EasyHandle, control: TransferControl, maxResponseSize: Int64) {
         self.url = url
         self.handle = handle
         state = TransferState(maxResponseSize: maxResponseSize, control: control, requestURL: url)
-    }
-
-    deinit {
-        if let mime { curl_mime_free(mime) }
     }
 }
 

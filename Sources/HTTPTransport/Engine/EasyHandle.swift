@@ -11,8 +11,8 @@ final class EasyHandle: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the handle last went back to the pool (for idle trimming).
     @exclusivity(unchecked) var idleSince = HandlePool.now()
-    /// The per-transfer options the handle holds (`nil`: unknown, after a failed set-up).
-    @exclusivity(unchecked) var applied: TransferOptions? = .libcurlDefaults
+    /// The per-transfer options the handle holds.
+    @exclusivity(unchecked) var applied = TransferOptions.libcurlDefaults
     /// Transfers started on this handle; names each transfer's own resources (`TransferResource`).
     @exclusivity(unchecked) private(set) var transferCount: UInt64 = 0
     /// The request header list set on the handle, owned by it.

@@ -24,13 +24,18 @@ extension CurlEngine {
         return names.joined(separator: ", ")
     }()
 
-    /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case.
+    /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case (on the
+    /// string's bytes: cheaper than asking `URL` for its scheme).
     static func isHTTPS(_ url: String) -> Bool {
-        var bytes = url.utf8.makeIterator()
-        for expected in "https:".utf8 {
-            guard let byte = bytes.next(), byte | 0x20 == expected | 0x20 else { return false }
+        func check(_ bytes: some Collection<UInt8>) -> Bool {
+            var index = bytes.startIndex
+            for expected in "https:".utf8 {
+                guard index != bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return false }
+                bytes.formIndex(after: &index)
+            }
+            return true
         }
-        return true
+        return url.utf8.withContiguousStorageIfAvailable(check) ?? check(url.utf8)
     }
 
     /// libcurl's figures for the transfer that just ended on `handle`, read in one C call.

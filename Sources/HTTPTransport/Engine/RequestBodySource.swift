@@ -8,8 +8,8 @@ import Glibc
 extension CurlEngine {
     /// How the request's method and body reach libcurl; streamed sources are handed to the
     /// transfer's state (which the read callback reads), a multipart body to the transfer.
-    func bodyOption(for transfer: CurlTransfer, number: UInt64) throws(HTTPTransportError) -> BodyOption {
-        let request = transfer.request, state = transfer.state
+    func bodyOption(for request: RawRequest, _ transfer: CurlTransfer, number: UInt64) throws(HTTPTransportError) -> BodyOption {
+        let state = transfer.state
         // CURLOPT_CUSTOMREQUEST for every method but POST (which the body options imply).
         let custom = request.method == .post ? nil : request.method.rawValue
         switch request.body {
@@ -36,7 +36,7 @@ extension CurlEngine {
             return .streamed(method: custom, size: isRegular ? Int64(info.st_size) : -1)
         case .multipart(let parts):
             let mime = try MultipartBuilder.build(parts, on: transfer.handle, url: transfer.url)
-            transfer.mime = mime
+            state.mime = mime
             return .multipart(method: custom, mime: TransferResource(transfer: number, pointer: UnsafeMutableRawPointer(mime)))
         }
     }

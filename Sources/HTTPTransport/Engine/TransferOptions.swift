@@ -37,20 +37,22 @@ struct TransferOptions: Equatable {
     }
 
     /// Sets on `handle` every option that differs from what it holds, then records these.
-    func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
-        let held = handle.applied
-        // Until every option is set, the handle's options are unknown (a failure destroys it).
-        handle.applied = nil
-        if url != held?.url { try handle.set(CURLOPT_URL, url) }
-        if timeoutMilliseconds != held?.timeoutMilliseconds { try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
-        if connectTimeoutMilliseconds != held?.connectTimeoutMilliseconds {
+    /// (A handle whose set-up fails is closed, never reused: what it holds then does not matter.)
+    consuming func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
+        if url != handle.applied.url { try handle.set(CURLOPT_URL, url) }
+        if timeoutMilliseconds != handle.applied.timeoutMilliseconds {
+            try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+        }
+        if connectTimeoutMilliseconds != handle.applied.connectTimeoutMilliseconds {
             try handle.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
         }
-        if maxFileSize != held?.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
-        if body != held?.body { try body.apply(to: handle) }
-        if headers != held?.headers { try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? []) }
-        if reportsProgress != held?.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
-        if tls != held?.tls { try tls.apply(to: handle, held: held?.tls) }
+        if maxFileSize != handle.applied.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
+        if body != handle.applied.body { try body.apply(to: handle) }
+        if headers != handle.applied.headers {
+            try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? [])
+        }
+        if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
+        if tls != handle.applied.tls { try tls.apply(to: handle) }
         handle.applied = self
     }
 }
@@ -149,14 +151,15 @@ struct TLSOption: Equatable {
     /// `CURLOPT_SSL_SESSIONID_CACHE`.
     var cachesSessions = true
 
-    func apply(to handle: EasyHandle, held: TLSOption?) throws(EngineSetupError) {
-        if verifiesPeer != held?.verifiesPeer { try handle.set(CURLOPT_SSL_VERIFYPEER, verifiesPeer) }
-        if verifiesHost != held?.verifiesHost { try handle.set(CURLOPT_SSL_VERIFYHOST, verifiesHost ? 2 : 0) }
-        if pinnedPublicKeys != held?.pinnedPublicKeys { try handle.set(CURLOPT_PINNEDPUBLICKEY, pinnedPublicKeys) }
-        if pinCheck != held?.pinCheck {
+    func apply(to handle: EasyHandle) throws(EngineSetupError) {
+        let held = handle.applied.tls
+        if verifiesPeer != held.verifiesPeer { try handle.set(CURLOPT_SSL_VERIFYPEER, verifiesPeer) }
+        if verifiesHost != held.verifiesHost { try handle.set(CURLOPT_SSL_VERIFYHOST, verifiesHost ? 2 : 0) }
+        if pinnedPublicKeys != held.pinnedPublicKeys { try handle.set(CURLOPT_PINNEDPUBLICKEY, pinnedPublicKeys) }
+        if pinCheck != held.pinCheck {
             let check = pinCheck?.pointer.assumingMemoryBound(to: ccurl_pin_check.self)
             try handle.check(ccurl_set_pin_check(handle.curl, check), CURLOPT_SSL_CTX_FUNCTION)
         }
-        if cachesSessions != held?.cachesSessions { try handle.set(CURLOPT_SSL_SESSIONID_CACHE, cachesSessions) }
+        if cachesSessions != held.cachesSessions { try handle.set(CURLOPT_SSL_SESSIONID_CACHE, cachesSessions) }
     }
 }

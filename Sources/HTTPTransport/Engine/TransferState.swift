@@ -42,6 +42,12 @@ final class TransferState {
     @exclusivity(unchecked) var uploadOffset = 0
     @exclusivity(unchecked) var uploadFile: Int32 = -1
 
+    // C resources of the transfer, freed with it
+    /// The multipart body (`CURLOPT_MIMEPOST`).
+    @exclusivity(unchecked) var mime: OpaquePointer?
+    /// The handshake's certificate-pin check (`CURLOPT_SSL_CTX_DATA`).
+    @exclusivity(unchecked) var pinCheck: PinCheck?
+
     init(maxResponseSize: Int64, control: TransferControl, requestURL: String) {
         self.maxResponseSize = maxResponseSize
         self.control = control
@@ -50,6 +56,7 @@ final class TransferState {
 
     deinit {
         if uploadFile >= 0 { close(uploadFile) }
+        if let mime { curl_mime_free(mime) }
         free(bodyBytes)
     }
 

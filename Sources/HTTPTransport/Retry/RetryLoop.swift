@@ -13,17 +13,18 @@ struct RetryLoop {
         var number = 1
         while true {
             let attemptStart = number == 1 ? firstStart : ContinuousClock.now
-            let attempt = pipeline.attempt(request)
-            guard case .failure(let error) = attempt.result, Self.mayRetry(error) else { return attempt.result }
-            let context = RetryContext(request: request, sentRequest: attempt.sent, error: error, attempt: number,
+            var sent: RawRequest?
+            let result = pipeline.attempt(request, failedRequest: &sent)
+            guard case .failure(let error) = result, Self.mayRetry(error) else { return result }
+            let context = RetryContext(request: request, sentRequest: sent, error: error, attempt: number,
                                        attemptStarted: attemptStart, firstAttemptStarted: firstStart)
             switch retrier.retry(context) {
             case .doNotRetry:
-                return attempt.result
+                return result
             case .fail(let replacement):
                 return .failure(error: replacement)
             case .retry(let next, let delay):
-                guard wait(delay) else { return attempt.result }
+                guard wait(delay) else { return result }
                 request = next
                 number += 1
             }

@@ -17,10 +17,10 @@ struct Hop {
     var deadline: ContinuousClock.Instant?
 
     /// The first hop of an exchange.
-    init(first request: RawRequest) {
+    init(first request: consuming RawRequest) {
+        firstURL = request.url
         self.request = request
         redirects = 0
-        firstURL = request.url
     }
 
     private init(request: RawRequest, after previous: Hop) {
@@ -36,24 +36,22 @@ struct Hop {
     /// `true` when this hop goes to another origin than the first request.
     var crossesOrigin: Bool { redirects > 0 && !RedirectRule.sameOrigin(firstURL, request.url) }
 
-    /// The hop's request as its interceptors should see it: the time left, and without the
-    /// request's own cookies on another origin.
-    func requestBeforeInterceptors() throws(HTTPTransportError) -> RawRequest {
-        var request = self.request
+    /// Readies a redirect hop's request for its interceptors: the time left, and without the
+    /// request's own cookies on another origin. (The first hop's request goes as it is.)
+    func prepareForInterceptors(_ request: inout RawRequest) throws(HTTPTransportError) {
+        guard redirects > 0 else { return }
         if let remaining = try remainingTime() { request.timeout = remaining }
         if crossesOrigin { request.headers.remove("Cookie") }
-        return request
     }
 
-    /// What the hop may send once its interceptors ran: no credential header on another
+    /// What a redirect hop may send once its interceptors ran: no credential header on another
     /// origin, and no more time than is left.
-    func requestToSend(_ intercepted: RawRequest, credentialHeaders: [String]) throws(HTTPTransportError) -> RawRequest {
-        var request = intercepted
+    func restrict(_ request: inout RawRequest, credentialHeaders: [String]) throws(HTTPTransportError) {
+        guard redirects > 0 else { return }
         if crossesOrigin {
             for name in credentialHeaders { request.headers.remove(name) }
         }
         if let remaining = try remainingTime() { request.timeout = min(request.timeout, remaining) }
-        return request
     }
 
     /// Seconds left for a redirect hop (`nil` for the first hop, which has its whole time-out);

@@ -26,12 +26,6 @@ struct SendPipeline {
             ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
     }
 
-    /// What one attempt ended with, and the last request it sent (for a retrier).
-    struct Attempt {
-        let result: HTTPTransport.Result
-        let sent: RawRequest?
-    }
-
     /// Sends `request`: resolves it, then attempts (and retries) it.
     func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
         let resolved: RawRequest
@@ -40,19 +34,23 @@ struct SendPipeline {
         } catch {
             return .failure(error: error)
         }
-        guard let retrier = transport.retrier else { return attempt(resolved).result }
+        guard let retrier = transport.retrier else {
+            var sent: RawRequest?
+            return attempt(resolved, failedRequest: &sent)
+        }
         return RetryLoop(pipeline: self, retrier: retrier).run(resolved)
     }
 
     /// One attempt: every hop of the exchange, until a final response or a failure.
-    func attempt(_ resolved: RawRequest) -> Attempt {
+    /// `failedRequest` is the last request sent when the attempt failed (for a retrier).
+    func attempt(_ resolved: consuming RawRequest, failedRequest: inout RawRequest?) -> HTTPTransport.Result {
         var hop = Hop(first: resolved)
         while true {
             let sent: RawRequest
             do {
                 sent = try intercept(&hop)
             } catch {
-                return Attempt(result: .failure(error: error), sent: nil)
+                return .failure(error: error)
             }
             var response = execute(sent, hop: hop)
             if let next = followRedirect(&response, from: hop) {
@@ -61,7 +59,8 @@ struct SendPipeline {
             }
             validate(&response)
             intercept(&response)
-            return Attempt(result: result(of: response), sent: sent)
+            if response.error != nil { failedRequest = sent }
+            return result(of: response)
         }
     }
 
@@ -82,10 +81,13 @@ struct SendPipeline {
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
     private func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
         let start = hop.deadline == nil ? ContinuousClock.now : nil
-        var request = try hop.requestBeforeInterceptors()
+        var request = hop.request
+        try hop.prepareForInterceptors(&request)
         try Self.intercept(&request, with: requestInterceptors)
+        try hop.restrict(&request, credentialHeaders: session.configuration.credentialHeaders)
+        // The first hop's time-out, as its interceptors left it, starts the exchange's deadline.
         if let start { hop.deadline = start + .milliseconds(CurlEngine.milliseconds(request.timeout)) }
-        return try hop.requestToSend(request, credentialHeaders: session.configuration.credentialHeaders)
+        return request
     }
 
     /// Execute: the engine performs the exchange.
