@@ -108,8 +108,8 @@ final class CurlEngine: HTTPEngine {
                                    uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)
             }
             if let download = state.download, download.isWritingBody {
-                if let problem = download.commit() {
-                    return failed(HTTPTransportError(code: .fileIO, message: problem, url: url))
+                if let error = download.commit() {
+                    return failed(error)
                 }
                 return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
                                    fileURL: download.destination)
@@ -159,7 +159,7 @@ final class CurlEngine: HTTPEngine {
         // Headers
         var headers = request.headers
         if let download = request.download {
-            let file = DownloadFile(download)
+            let file = DownloadFile(download, sessionMaxSize: configuration.maxResponseSize)
             try file.prepare(headers: &headers, url: request.url.absoluteString)
             state.download = file
         }
