@@ -27,9 +27,10 @@ final class DownloadSafetyTests: XCTestCase {
 
     private func part(of destination: URL) -> String { destination.path + ".part" }
 
-    /// A resumable download of /range-cut/`size` cut after half its body: leaves a part file
-    /// and its record, and returns the request that resumes it.
-    private func cutDownload(to destination: URL, size: Int) throws -> HTTPRequest {
+    /// A resumable download of /range-cut/`resumedSize` cut after half its body: leaves a part
+    /// file and its record, and returns the request that resumes it.
+    private func cutDownload(to destination: URL) throws -> HTTPRequest {
+        let size = resumedSize
         let request = HTTPRequest(endpoint: server.http + "/range-cut/\(size)?key=\(UUID().uuidString)")
             .downloading(to: destination, resume: true)
         XCTAssertEqual(transport.send(request: request).error?.code, .badResponse)
@@ -40,6 +41,25 @@ final class DownloadSafetyTests: XCTestCase {
     private func plantSymlink(at path: String, to target: URL) throws {
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target.path)
+    }
+
+    /// Sends on another thread and waits at most 20 s, so a download that blocks fails the test.
+    private func sendWithin20Seconds(_ request: HTTPRequest) throws -> HTTPTransport.Result {
+        let outcome = ResultBox()
+        let thread = Thread { [transport] in outcome.finish(transport.send(request: request)) }
+        thread.start()
+        return try XCTUnwrap(outcome.wait(seconds: 20), "the download blocked")
+    }
+
+    /// The size of the bodies the resume tests download.
+    let resumedSize = 400_000
+
+    /// Cuts a resumable download, lets `plant` change what is at its part path, then resumes it.
+    private func resume(afterPlanting plant: (String) throws -> Void) throws -> (destination: URL, result: HTTPTransport.Result) {
+        let destination = directory.appendingPathComponent("resumed.bin")
+        let request = try cutDownload(to: destination)
+        try plant(part(of: destination))
+        return (destination, try sendWithin20Seconds(request))
     }
 
     // MARK: A link at the part file
@@ -56,14 +76,10 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     func testResumeThroughAPlantedPartSymlinkStartsOverWithoutTouchingItsTarget() throws {
-        let size = 400_000
-        let destination = directory.appendingPathComponent("resumed.bin")
-        let request = try cutDownload(to: destination, size: size)
-        try plantSymlink(at: part(of: destination), to: victim)
-        let response = try sendOK(transport, request)
-        XCTAssertEqual(response.httpStatus, .ok, "not continued: the part is a link")
+        let (destination, result) = try resume { try plantSymlink(at: $0, to: victim) }
+        XCTAssertEqual(result.value?.httpStatus, .ok, "not continued: the part is a link")
         XCTAssertEqual(try Data(contentsOf: victim), precious)
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(resumedSize))
         XCTAssertTrue(isRegularFile(destination.path))
     }
 
@@ -76,39 +92,25 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     func testResumeOfAHardLinkedPartStartsOverWithoutTouchingTheOtherName() throws {
-        let size = 400_000
-        let destination = directory.appendingPathComponent("resumed.bin")
-        let request = try cutDownload(to: destination, size: size)
-        XCTAssertEqual(unlink(part(of: destination)), 0)
-        XCTAssertEqual(link(victim.path, part(of: destination)), 0)
-        let response = try sendOK(transport, request)
-        XCTAssertEqual(response.httpStatus, .ok, "not continued: the part has two names")
+        let (destination, result) = try resume { path in
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(link(victim.path, path), 0)
+        }
+        XCTAssertEqual(result.value?.httpStatus, .ok, "not continued: the part has two names")
         XCTAssertEqual(try Data(contentsOf: victim), precious)
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(resumedSize))
     }
 
     func testPartOwnedByAnotherUserIsNotContinued() throws {
         // Giving a file to another user needs root; an unprivileged run cannot set this up.
         guard geteuid() == 0 else { throw XCTSkip("chown to another user needs root") }
-        let size = 400_000
-        let destination = directory.appendingPathComponent("resumed.bin")
-        let request = try cutDownload(to: destination, size: size)
-        XCTAssertEqual(chown(part(of: destination), 65534, 65534), 0)
-        let response = try sendOK(transport, request)
-        XCTAssertEqual(response.httpStatus, .ok, "not continued: someone else's file")
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        let (destination, result) = try resume { XCTAssertEqual(chown($0, 65534, 65534), 0) }
+        XCTAssertEqual(result.value?.httpStatus, .ok, "not continued: someone else's file")
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(resumedSize))
         XCTAssertEqual(entry(at: destination.path)?.st_uid, geteuid())
     }
 
     // MARK: Other kinds of file at the part path
-
-    /// Sends on another thread and waits at most 20 s, so a download that blocks fails the test.
-    private func sendWithin20Seconds(_ request: HTTPRequest) throws -> HTTPTransport.Result {
-        let outcome = ResultBox()
-        let thread = Thread { [transport] in outcome.finish(transport.send(request: request)) }
-        thread.start()
-        return try XCTUnwrap(outcome.wait(seconds: 20), "the download blocked")
-    }
 
     func testFIFOAtThePartPathIsReplacedWithoutBlocking() throws {
         let destination = directory.appendingPathComponent("out.bin")
@@ -119,14 +121,12 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     func testResumeWithAFIFOAtThePartPathStartsOverWithoutBlocking() throws {
-        let size = 400_000
-        let destination = directory.appendingPathComponent("resumed.bin")
-        let request = try cutDownload(to: destination, size: size)
-        XCTAssertEqual(unlink(part(of: destination)), 0)
-        XCTAssertEqual(mkfifo(part(of: destination), 0o600), 0)
-        let result = try sendWithin20Seconds(request)
+        let (destination, result) = try resume { path in
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(mkfifo(path, 0o600), 0)
+        }
         XCTAssertEqual(result.value?.httpStatus, .ok, result.error?.message ?? "")
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(resumedSize))
     }
 
     func testDirectoryAtThePartPathFailsWithFileIONamingIt() throws {
@@ -157,7 +157,7 @@ final class DownloadSafetyTests: XCTestCase {
     func testValidatorSymlinkIsNotWrittenThrough() throws {
         let destination = directory.appendingPathComponent("resumed.bin")
         try plantSymlink(at: part(of: destination) + ".validator", to: victim)
-        _ = try cutDownload(to: destination, size: 400_000)
+        _ = try cutDownload(to: destination)
         XCTAssertEqual(try Data(contentsOf: victim), precious)
         XCTAssertTrue(isRegularFile(part(of: destination) + ".validator"), "the record replaced the link")
     }
@@ -175,7 +175,7 @@ final class DownloadSafetyTests: XCTestCase {
 
     func testPartFileAndRecordAreOwnerOnly() throws {
         let destination = directory.appendingPathComponent("resumed.bin")
-        _ = try cutDownload(to: destination, size: 400_000)
+        _ = try cutDownload(to: destination)
         XCTAssertEqual(entry(at: part(of: destination)).map { $0.st_mode & 0o777 }, 0o600)
         XCTAssertEqual(entry(at: part(of: destination) + ".validator").map { $0.st_mode & 0o777 }, 0o600)
     }

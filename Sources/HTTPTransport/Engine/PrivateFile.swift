@@ -53,13 +53,7 @@ final class PrivateFile {
                 : String(cString: strerror(errno))
             return .failure(Refusal(reason: reason))
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = Glibc.close(descriptor)
-            return .failure(Refusal(reason: reason))
-        }
-        return .success(PrivateFile(descriptor: descriptor, info: info))
+        return adopt(descriptor, unless: { _ in nil })
     }
 
     /// Removes whatever is at `path` (a link itself, never what it points to), then creates a new
@@ -79,15 +73,17 @@ final class PrivateFile {
             let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
             return .failure(Refusal(reason: reason))
         }
+        return adopt(descriptor, unless: problem(with:))
+    }
+
+    /// The file behind a just-opened descriptor, unless `problem` finds something wrong with it
+    /// (the descriptor is then closed).
+    private static func adopt(_ descriptor: Int32, unless problem: (stat) -> String?) -> Result<PrivateFile, Refusal> {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
+        let failure = fstat(descriptor, &info) == 0 ? problem(info) : String(cString: strerror(errno))
+        if let failure {
             _ = Glibc.close(descriptor)
-            return .failure(Refusal(reason: reason))
-        }
-        if let problem = problem(with: info) {
-            _ = Glibc.close(descriptor)
-            return .failure(Refusal(reason: problem))
+            return .failure(Refusal(reason: failure))
         }
         return .success(PrivateFile(descriptor: descriptor, info: info))
     }
