@@ -140,6 +140,29 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
     }
 
+    func testPartReplacedDuringTheDownloadIsNeitherMovedNorRemoved() throws {
+        let destination = directory.appendingPathComponent("out.bin")
+        try Data("old".utf8).write(to: destination)
+        let partPath = part(of: destination)
+        let replaced = Protected(false)
+        // Another writer takes the part path while the body streams in.
+        let control = TransferControl(progress: { progress in
+            if progress.bytesReceived > 0, !replaced.value {
+                replaced.value = true
+                unlink(partPath)
+                XCTAssertTrue(FileManager.default.createFile(atPath: partPath, contents: Data("theirs".utf8)))
+            }
+            return true
+        })
+        let result = transport.send(request: HTTPRequest(endpoint: server.http + "/drip?bytes=20&delay=0.02")
+            .downloading(to: destination), control: control)
+        XCTAssertTrue(replaced.value)
+        XCTAssertEqual(result.error?.code, .fileIO)
+        XCTAssertTrue(result.error?.message.contains("was replaced") ?? false, result.error?.message ?? "")
+        XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: partPath)), Data("theirs".utf8))
+    }
+
     // MARK: A link at the resume record
 
     func testValidatorSymlinkIsNotReadThrough() throws {
