@@ -40,6 +40,7 @@ import sys
 import threading
 import time
 import traceback
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -140,6 +141,31 @@ def pattern_sha256(n):
         _SHA_CACHE[n] = digest
     return digest
 
+
+_BOMBS = {}  # n -> (gzip body, SHA-256 of the n decoded bytes)
+
+
+def gzip_bomb(n):
+    """n zero bytes compressed with gzip, built in 1 MiB steps (never n bytes in memory)."""
+    with _SHA_LOCK:
+        cached = _BOMBS.get(n)
+    if cached is not None:
+        return cached
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    digest = hashlib.sha256()
+    zeros = bytes(1 << 20)
+    out = []
+    left = n
+    while left > 0:
+        step = zeros[:min(left, len(zeros))]
+        out.append(compressor.compress(step))
+        digest.update(step)
+        left -= len(step)
+    out.append(compressor.flush())
+    result = (b"".join(out), digest.hexdigest())
+    with _SHA_LOCK:
+        _BOMBS[n] = result
+    return result
 
 # --------------------------------------------------------------------------
 # Helpers
@@ -1063,6 +1089,74 @@ class Handler(BaseHTTPRequestHandler):
             srv.reset_count()
         self.send_json({name: 0 for name in LISTENERS})
 
+    # ---- download integrity (downloads helper) ---------------------------
+
+    def r_range_shifted(self, rest):
+        """/range-shifted/<n>?shift=K: another entity of n bytes (byte i is (i + K) % 251) with the
+        same ETag and Last-Modified as /range/<n>, as servers that derive ETags from size and
+        time give unrelated files; honours Range with If-Range like /range/<n>."""
+        n = self._size_arg(rest)
+        try:
+            shift = int(first(self.qs, "shift", "1")) % 251
+        except ValueError:
+            shift = None
+        if n is None or n > 64 << 20 or shift is None:
+            return self.send_error_json(400, "bad_request", "bad size or shift")
+
+        def pieces(offset, length):
+            pos, end = offset, offset + length
+            while pos < end:
+                count = min(PIECE, end - pos)
+                start = (pos + shift) % 251
+                yield _PATTERN_VIEW[start:start + count]
+                pos += count
+
+        digest = hashlib.sha256()
+        for piece in pieces(0, n):
+            digest.update(piece)
+        etag = '"range-%d"' % n
+        headers = [("Accept-Ranges", "bytes"), ("ETag", etag), ("Last-Modified", LAST_MODIFIED),
+                   ("X-Entity-SHA256", digest.hexdigest())]
+        start = 0
+        rng = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if rng is not None and (if_range is None or if_range.strip() in (etag, LAST_MODIFIED)):
+            parsed = parse_range(rng, n)
+            if parsed == "unsatisfiable":
+                return self.send(416, b"", None, headers + [("Content-Range", "bytes */%d" % n)])
+            if parsed is not None:
+                start = parsed[0]
+        if start > 0:
+            self.start_stream(206, headers + [("Content-Range", "bytes %d-%d/%d" % (start, n - 1, n))],
+                              length=n - start)
+        else:
+            self.start_stream(200, headers, length=n)
+        if self.command != "HEAD":
+            self.write_pieces(pieces(start, n - start))
+
+    def r_partial_always(self, rest):
+        """/partial-always/<n>: 206 with the second half of /bytes/<n>, whatever was asked."""
+        n = self._size_arg(rest)
+        if n is None or n < 2:
+            return self.send_error_json(400, "bad_request", "bad size")
+        start = n // 2
+        self.start_stream(206, [("Content-Range", "bytes %d-%d/%d" % (start, n - 1, n)), ("ETag", '"partial-%d"' % n)],
+                          length=n - start)
+        if self.command != "HEAD":
+            self.write_pieces(pattern_pieces(start, n - start))
+
+    def r_gzip_bomb(self, rest):
+        """/gzip-bomb/<n>: n zero bytes, gzip-compressed (about n/1000 bytes on the wire), sent with
+        Content-Encoding: gzip whatever Accept-Encoding says, and the compressed Content-Length."""
+        n = self._size_arg(rest)
+        if n is None or n > 1 << 30:
+            return self.send_error_json(400, "bad_request", "bad size (at most 1 GiB)")
+        body, decoded_sha256 = gzip_bomb(n)
+        self.start_stream(200, [("Content-Encoding", "gzip"), ("X-Decoded-Size", str(n)),
+                                ("X-Decoded-SHA256", decoded_sha256)], length=len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
 
 EXACT_ROUTES = {
     "/anything": Handler.r_echo,
@@ -1120,6 +1214,10 @@ PREFIX_ROUTES = [
     ("/range/", Handler.r_range),
     ("/range-cut/", Handler.r_range_cut),
     ("/basic-auth/", Handler.r_basic_auth),
+    # downloads helper
+    ("/range-shifted/", Handler.r_range_shifted),
+    ("/partial-always/", Handler.r_partial_always),
+    ("/gzip-bomb/", Handler.r_gzip_bomb),
 ]
 
 

@@ -71,7 +71,7 @@ final class CurlEngine: HTTPEngine {
         let number = transfer.handle.beginTransfer()
         var headers = request.headers
         if let download = request.download {
-            let file = DownloadFile(download)
+            let file = DownloadFile(download, sessionMaxSize: configuration.maxResponseSize)
             try file.prepare(headers: &headers, url: transfer.url)
             transfer.state.download = file
         }
@@ -120,10 +120,7 @@ final class CurlEngine: HTTPEngine {
         }
         let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
         if let download = state.download, download.isWritingBody {
-            if let problem = download.commit() {
-                return failed(request, transfer, HTTPTransportError(code: .fileIO, message: problem, url: transfer.url),
-                              metrics: metrics)
-            }
+            if let error = download.commit() { return failed(request, transfer, error, metrics: metrics) }
             return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
                                fileURL: download.destination)
         }

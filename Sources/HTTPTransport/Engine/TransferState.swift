@@ -78,9 +78,8 @@ final class TransferState {
         guard end > 0 else {
             headersComplete = statusCode != nil
             if headersComplete, let status = statusCode, status >= 200, let download,
-               let problem = download.beginBody(status: status, headers: headers) {
-                storedError = HTTPTransportError(code: .badResponse, message: problem, url: requestURL,
-                                                 httpStatusCode: HTTPStatusCode(rawValue: status), responseHeaders: headers)
+               let error = download.beginBody(status: status, headers: headers) {
+                storedError = error
             }
             return
         }
@@ -157,8 +156,8 @@ final class TransferState {
         if storedError != nil { return 0 }
         receivedBytes += Int64(bytes.count)
         if let download, download.isWritingBody {
-            if let problem = download.write(bytes) {
-                storedError = HTTPTransportError(code: .fileIO, message: problem, url: requestURL)
+            if let error = download.write(bytes) {
+                storedError = error
                 return 0
             }
             return bytes.count

@@ -101,10 +101,17 @@ public struct HTTPRequest: HTTPRequestEnvelope {
         return copy
     }
 
-    /// A copy whose response body is written to `destination` (atomically, see `Download`).
+    /// A copy whose response body is written to `destination` (atomically, see `Download`), at
+    /// most the session's `maxResponseSize` bytes.
     public func downloading(to destination: URL, resume: Bool = false) -> HTTPRequest {
+        downloading(to: destination, resume: resume, maxSize: nil)
+    }
+
+    /// A copy whose response body is written to `destination` (atomically, see `Download`), at
+    /// most `maxSize` bytes (`nil`: the session's `maxResponseSize`).
+    public func downloading(to destination: URL, resume: Bool = false, maxSize: Int64?) -> HTTPRequest {
         var copy = self
-        copy.download = Download(destination: destination, resume: resume)
+        copy.download = Download(destination: destination, resume: resume, maxSize: maxSize)
         return copy
     }
 }

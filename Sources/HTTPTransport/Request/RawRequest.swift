@@ -75,18 +75,34 @@ public struct RawRequest: Sendable {
     }
 }
 
-/// Asks the engine to write the response body to a file: into a temporary file beside
-/// `destination`, renamed over it only when the exchange succeeds.
+/// Asks the engine to write the response body to a file: into `<destination>.part` beside
+/// `destination`, renamed over it only when the exchange succeeds. The part file is created
+/// afresh for this download (mode 0600, never through a symbolic link); the finished file gets
+/// the usual permissions (0644 less the umask).
+///
+/// The file may hold at most `maxSize` bytes, counted as written (after libcurl decodes gzip and
+/// the like): more fails with `.responseTooLarge` and removes the part file.
+///
+/// ```swift
+/// // A large file, past the session's cap (100 MiB by default):
+/// let request = HTTPRequest(endpoint: "https://example.com/disk.iso")
+///     .downloading(to: destination, resume: true, maxSize: 8 << 30)
+/// ```
 public struct Download: Sendable, Hashable {
     /// The file the body ends up in.
     public var destination: URL
-    /// Continue a partial temporary file with a `Range` request when the server allows it.
+    /// Continue the partial file an earlier attempt at the same URL left, with a `Range` request
+    /// when the server allows it.
     public var resume: Bool
+    /// The most bytes the file may hold; `nil`: the session's `maxResponseSize`. Negative
+    /// values count as 0.
+    public var maxSize: Int64?
 
     /// A download to `destination`.
-    public init(destination: URL, resume: Bool = false) {
+    public init(destination: URL, resume: Bool = false, maxSize: Int64? = nil) {
         self.destination = destination
         self.resume = resume
+        self.maxSize = maxSize
     }
 }
 

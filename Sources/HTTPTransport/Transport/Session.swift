@@ -6,8 +6,9 @@ import Foundation
 public final class Session: Sendable {
     /// Limits and defaults of a session.
     public struct Configuration: Sendable {
-        /// The largest response body accepted, in bytes (default 100 MiB); more fails with
-        /// `.responseTooLarge` while the body streams in.
+        /// The largest response body accepted, in bytes (default 100 MiB), in memory or written
+        /// to a file (counted after decoding; `Download.maxSize` sets another for one download);
+        /// more fails with `.responseTooLarge` while the body streams in.
         public var maxResponseSize: Int64 = 100 * 1024 * 1024
         /// Redirects followed before `.tooManyRedirects` (default 10); 0 returns 3xx responses as they are.
         public var maxRedirects: Int = 10

@@ -40,7 +40,7 @@ case "download":
     resetPeak()
     let baseline = memoryKiB()
     let started = Date()
-    let result = transport.send(request: HTTPRequest(endpoint: base + "/bytes/\(bytes)", timeout: 600).downloading(to: destination))
+    let result = transport.send(request: HTTPRequest(endpoint: base + "/bytes/\(bytes)", timeout: 600).downloading(to: destination, maxSize: Int64(bytes)))
     let elapsed = Date().timeIntervalSince(started)
     let after = memoryKiB()
     let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
