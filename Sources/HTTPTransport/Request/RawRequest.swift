@@ -25,6 +25,10 @@ public struct RawRequest: Sendable {
     public var timeout: TimeInterval
     /// When set, the response body is written to this file instead of memory (see `Download`).
     public var download: Download?
+    /// The id that ties this request's log record to its response's (set by
+    /// `LogRequestInterceptor`, read by `LogResponseInterceptor`; `nil` until one is given). It
+    /// is not sent: `LogRequestInterceptor(addsRequestIDHeader: true)` also sends it as a header.
+    public var requestID: String?
 
     /// A wire request.
     public init(
