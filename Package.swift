@@ -20,10 +20,16 @@ let package = Package(
                 .linkedLibrary("crypto"),
             ]
         ),
+        .systemLibrary(
+            name: "CLibPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"])]
+        ),
         .target(
             name: "HTTPTransport",
             dependencies: [
                 "CCurl",
+                "CLibPSL",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-# libcurl (OpenSSL flavour) and OpenSSL headers, the public-suffix list, and the test
+# libcurl (OpenSSL flavour) and OpenSSL headers, libpsl and the public-suffix list, and the test
 # server's Python packages. Sourced by scripts/demo.sh and scripts/test.sh.
 set -euo pipefail
 
 need_apt=()
-for package in libcurl4-openssl-dev libssl-dev publicsuffix python3 curl; do
+for package in libcurl4-openssl-dev libssl-dev libpsl-dev publicsuffix python3 curl; do
     dpkg -s "$package" >/dev/null 2>&1 || need_apt+=("$package")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then

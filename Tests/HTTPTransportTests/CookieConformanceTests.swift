@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 @testable import HTTPTransport
 
-/// The IETF http-state cookie suite (`shared/conformance/http-state/`, a sibling of the repo root,
-/// or the folder in the `HTTP_STATE_DIR` environment variable).
+/// The IETF http-state cookie suite, vendored in `Tests/Conformance/http-state/` (with its
+/// licence and attribution).
 final class CookieConformanceTests: XCTestCase {
     private struct ParserCase: Decodable {
         struct Cookie: Decodable, Equatable { var name: String; var value: String }
@@ -94,10 +94,7 @@ final class CookieConformanceTests: XCTestCase {
 
     /// Decodes a suite file; `dates-bsd-examples.json` starts with a `//` licence comment.
     private static func load<T: Decodable>(_ type: T.Type, from name: String) throws -> T {
-        let directory = try XCTUnwrap(CookieTestSupport.conformanceDirectory(), """
-            http-state data not found: expected ../shared/conformance/http-state next to the repo root, \
-            or set HTTP_STATE_DIR
-            """)
+        let directory = CookieTestSupport.conformanceDirectory
         let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
         let json = text.firstIndex(of: "[").map { String(text[$0...]) } ?? text
         return try JSONDecoder().decode(type, from: Data(json.utf8))
@@ -106,20 +103,11 @@ final class CookieConformanceTests: XCTestCase {
 
 /// Helpers shared by the cookie tests.
 enum CookieTestSupport {
-    /// `<repo root>/../shared/conformance/http-state`, found from this file's location, else `$HTTP_STATE_DIR`.
-    static func conformanceDirectory() -> URL? {
-        let repoRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Tests/HTTPTransportTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // repo root
-        let candidates = [
-            repoRoot.appendingPathComponent("../shared/conformance/http-state").standardizedFileURL,
-            ProcessInfo.processInfo.environment["HTTP_STATE_DIR"].map { URL(fileURLWithPath: $0) },
-        ]
-        return candidates.compactMap { $0 }.first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("parser.json").path)
-        }
-    }
+    /// `Tests/Conformance/http-state`, found from this file's location.
+    static let conformanceDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/HTTPTransportTests
+        .deletingLastPathComponent()  // Tests
+        .appendingPathComponent("Conformance/http-state")
 
     /// A fresh, empty temporary directory.
     static func temporaryDirectory() throws -> URL {

@@ -2,60 +2,73 @@ import Foundation
 import XCTest
 @testable import HTTPTransport
 
-/// `PublicSuffixList`: rule kinds, the system list and the fallback without one.
+/// `PublicSuffixList`: the list through libpsl, the data it is given, and the fail-closed case
+/// without data.
 final class CookiePublicSuffixListTests: XCTestCase {
-    private let sample = PublicSuffixList(listText: """
-        // comment line
-        com
-        co.uk
-        *.ck
-        !www.ck
-        公司.cn
-        example.org  trailing words are ignored
-        """)
+    private let list = PublicSuffixList.shared
 
-    func testNormalRulesAreSuffixesButTheirSubdomainsAreNot() {
-        XCTAssertTrue(sample.isPublicSuffix("co.uk"))
-        XCTAssertFalse(sample.isPublicSuffix("example.co.uk"))
-        XCTAssertTrue(sample.isPublicSuffix("example.org"))
+    func testSharedListHasLibpslData() {
+        XCTAssertTrue(list.hasData)
+    }
+
+    func testICANNSuffixesArePublic() {
+        for suffix in ["com", "org", "uk", "co.uk", "com.au"] {
+            XCTAssertTrue(list.isPublicSuffix(suffix), suffix)
+        }
+    }
+
+    func testPrivateSectionSuffixesArePublic() {
+        XCTAssertTrue(list.isPublicSuffix("github.io"))
+        XCTAssertTrue(list.isPublicSuffix("s3.amazonaws.com"))
+    }
+
+    func testRegistrableDomainsAreNotSuffixes() {
+        for domain in ["example.com", "example.co.uk", "example.org", "user.github.io"] {
+            XCTAssertFalse(list.isPublicSuffix(domain), domain)
+        }
+    }
+
+    func testWildcardRuleMakesEveryChildASuffixExceptItsException() {
+        XCTAssertTrue(list.isPublicSuffix("anything.ck"))
+        XCTAssertFalse(list.isPublicSuffix("www.ck"))
+        XCTAssertFalse(list.isPublicSuffix("site.anything.ck"))
+    }
+
+    func testInternationalSuffixMatchesInUTF8AndPunycode() {
+        XCTAssertTrue(list.isPublicSuffix("公司.cn"))
+        XCTAssertTrue(list.isPublicSuffix("xn--55qx5d.cn"))
+        XCTAssertFalse(list.isPublicSuffix("example.xn--55qx5d.cn"))
     }
 
     func testSingleLabelNamesAreAlwaysSuffixes() {
-        XCTAssertTrue(sample.isPublicSuffix("com"))
-        XCTAssertTrue(sample.isPublicSuffix("unlisted"))
+        XCTAssertTrue(list.isPublicSuffix("unlistedtld"))
+        XCTAssertTrue(list.isPublicSuffix("localhost"))
     }
 
-    func testWildcardRuleMakesEveryChildASuffixExceptExceptions() {
-        XCTAssertTrue(sample.isPublicSuffix("anything.ck"))
-        XCTAssertFalse(sample.isPublicSuffix("www.ck"))
-        XCTAssertFalse(sample.isPublicSuffix("site.anything.ck"))
+    func testEmptyOrNULNamesCountAsSuffixes() {
+        XCTAssertTrue(list.isPublicSuffix(""))
+        XCTAssertTrue(list.isPublicSuffix("example.com\0.evil"))
     }
 
-    func testInternationalRulesAlsoMatchTheirPunycodeForm() {
-        XCTAssertTrue(sample.isPublicSuffix("公司.cn"))
-        XCTAssertTrue(sample.isPublicSuffix("xn--55qx5d.cn"))
+    func testListFileGivenAppliesItsOwnRules() throws {
+        let file = try CookieTestSupport.temporaryDirectory().appendingPathComponent("list.dat")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try Data("// a private list\nexample.org\n*.ck\n!www.ck\n".utf8).write(to: file)
+        let own = PublicSuffixList(file: file)
+        XCTAssertTrue(own.hasData)
+        XCTAssertTrue(own.isPublicSuffix("example.org"))
+        XCTAssertFalse(list.isPublicSuffix("example.org"), "the shared list is not changed")
+        XCTAssertFalse(own.isPublicSuffix("www.ck"))
     }
 
-    func testPunycodeEncodesLikeRFC3492() {
-        XCTAssertEqual(PublicSuffixList.Punycode.encode("bücher"), "bcher-kva")
-        XCTAssertEqual(PublicSuffixList.Punycode.encode("公司"), "55qx5d")
-        XCTAssertEqual(PublicSuffixList.Punycode.encode("ü"), "tda")
+    func testUnreadableFileGivesAListWithoutData() {
+        XCTAssertFalse(PublicSuffixList(file: URL(fileURLWithPath: "/nonexistent/public_suffix_list.dat")).hasData)
     }
 
-    func testMissingListFallsBackToSingleLabelSuffixesOnly() {
-        let fallback = PublicSuffixList(contentsOfFile: "/nonexistent/public_suffix_list.dat")
-        XCTAssertTrue(fallback.isFallback)
-        XCTAssertTrue(fallback.isPublicSuffix("com"))
-        XCTAssertFalse(fallback.isPublicSuffix("co.uk"))
-    }
-
-    func testSystemListKnowsCommonSuffixes() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: PublicSuffixList.defaultPath), "no public suffix list")
-        let list = PublicSuffixList.shared
-        XCTAssertFalse(list.isFallback)
-        XCTAssertTrue(list.isPublicSuffix("co.uk"))
-        XCTAssertTrue(list.isPublicSuffix("github.io"))
-        XCTAssertFalse(list.isPublicSuffix("example.co.uk"))
-        XCTAssertFalse(list.isPublicSuffix("example.org"))
+    func testWithoutDataEveryNameIsASuffix() {
+        let empty = PublicSuffixList.withoutData()
+        XCTAssertFalse(empty.hasData)
+        XCTAssertTrue(empty.isPublicSuffix("example.com"))
+        XCTAssertTrue(empty.isPublicSuffix("www.example.co.uk"))
     }
 }

@@ -32,15 +32,13 @@ final class CookieStorageTests: XCTestCase {
         XCTAssertEqual(names(for: "http://www.example.org/"), ["a"])
     }
 
-    func testDomainThatIsAPublicSuffixIsRefused() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: PublicSuffixList.defaultPath), "no public suffix list")
+    func testDomainThatIsAPublicSuffixIsRefused() {
         storage.store(setCookieHeaders: ["a=1; Domain=com"], for: url("http://www.example.com/"))
         storage.store(setCookieHeaders: ["b=1; Domain=co.uk"], for: url("http://www.example.co.uk/"))
         XCTAssertEqual(storage.allCookies, [])
     }
 
-    func testRegistrableDomainUnderAMultiLabelSuffixIsAccepted() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: PublicSuffixList.defaultPath), "no public suffix list")
+    func testRegistrableDomainUnderAMultiLabelSuffixIsAccepted() {
         storage.store(setCookieHeaders: ["a=1; Domain=example.co.uk"], for: url("http://www.example.co.uk/"))
         XCTAssertEqual(names(for: "http://other.example.co.uk/"), ["a"])
     }
@@ -51,12 +49,19 @@ final class CookieStorageTests: XCTestCase {
         XCTAssertEqual(names(for: "http://localhost/"), ["a"])
     }
 
-    func testWithoutAListOnlySingleLabelDomainsAreRefused() {
-        let fallback = PublicSuffixList(contentsOfFile: "/nonexistent/public_suffix_list.dat")
-        let storage = CookieStorage(file: nil, now: clock.now, publicSuffixes: { fallback })
-        storage.store(setCookieHeaders: ["a=1; Domain=uk"], for: url("http://www.example.co.uk/"))
-        storage.store(setCookieHeaders: ["b=1; Domain=co.uk"], for: url("http://www.example.co.uk/"))
+    func testDomainInThePrivateSectionOfTheListIsRefused() {
+        storage.store(setCookieHeaders: ["a=1; Domain=github.io"], for: url("https://victim.github.io/"))
+        XCTAssertEqual(storage.allCookies, [])
+        XCTAssertEqual(names(for: "https://attacker.github.io/"), [])
+    }
+
+    func testWithoutSuffixDataADomainCookieIsKeptToItsHost() {
+        let empty = PublicSuffixList.withoutData()
+        let storage = CookieStorage(file: nil, now: clock.now, publicSuffixes: { empty })
+        storage.store(setCookieHeaders: ["a=1; Domain=example.co.uk"], for: url("http://www.example.co.uk/"))
+        storage.store(setCookieHeaders: ["b=1; Domain=www.example.co.uk"], for: url("http://www.example.co.uk/"))
         XCTAssertEqual(storage.allCookies.map(\.name), ["b"])
+        XCTAssertEqual(storage.allCookies.first?.isHostOnly, true)
     }
 
     func testSecureCookieIsNotSentOverPlainHTTP() {

@@ -78,7 +78,7 @@ final class LoggingTests: XCTestCase {
     func testOneRecordPerRequestAndResponseSharingAnID() throws {
         let capture = LogCapture()
         let transport = HTTPTransport(
-            requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger)],
+            requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger, addsRequestIDHeader: true)],
             responseInterceptors: [LogResponseInterceptor(logLevel: .headers, logger: capture.logger)])
         var sentIDs: [String] = []
         for index in 0..<3 {
@@ -109,14 +109,69 @@ final class LoggingTests: XCTestCase {
         XCTAssertEqual(Set(ids).count, 3)
     }
 
-    func testIDWithoutHeaderStillPairsRecords() throws {
+    func testByDefaultNoRequestIDHeaderIsSentAndRecordsStillPair() throws {
         let capture = LogCapture()
         let transport = HTTPTransport(
-            requestInterceptors: [LogRequestInterceptor(logLevel: .url, logger: capture.logger, addsRequestIDHeader: false)],
+            requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger)],
             responseInterceptors: [LogResponseInterceptor(logLevel: .status, logger: capture.logger)])
         let response = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything"))
         let headers = try XCTUnwrap(try echo(response)["headers_dict"] as? [String: String])
         XCTAssertNil(headers["x-request-id"])
+        XCTAssertNil(response.request.value(forHTTPHeaderField: "X-Request-ID"))
+        XCTAssertEqual(capture.records.count, 2)
+        let ids = try assertPaired(capture.records)
+        XCTAssertEqual(response.request.requestID, ids.first, "the id travels in the request value")
+        XCTAssertFalse(capture.records[0].message.contains("X-Request-ID"), capture.records[0].message)
+    }
+
+    func testRequestIDIsStoredInTheReturnedRequestAndReadFromTheResponsesRequest() throws {
+        let capture = LogCapture()
+        let logged = try LogRequestInterceptor(logLevel: .url, logger: capture.logger)
+            .intercept(request: RawRequest(url: URL(string: "http://h.example/a")!))
+        let id = try XCTUnwrap(logged.requestID)
+        XCTAssertEqual(id.count, 16)
+        XCTAssertTrue(logged.headers.isEmpty, "nothing is added to what is sent")
+        _ = LogResponseInterceptor(logLevel: .status, logger: capture.logger)
+            .intercept(response: RawResponse(request: logged, statusCode: .ok))
+        XCTAssertEqual(capture.records.map { $0.metadata["request-id"] }, [id, id])
+    }
+
+    func testIDGivenByAnEarlierInterceptorIsKept() throws {
+        let capture = LogCapture()
+        var request = RawRequest(url: URL(string: "http://h.example/a")!)
+        request.requestID = "job-7"
+        let logged = try LogRequestInterceptor(logLevel: .url, logger: capture.logger, addsRequestIDHeader: true)
+            .intercept(request: request)
+        XCTAssertEqual(logged.requestID, "job-7")
+        XCTAssertEqual(logged.value(forHTTPHeaderField: "X-Request-ID"), "job-7")
+        XCTAssertEqual(capture.records.first?.metadata["request-id"], "job-7")
+    }
+
+    func testInterleavedRequestsToOneURLKeepTheirOwnIDs() throws {
+        let capture = LogCapture()
+        let requestLogger = LogRequestInterceptor(logLevel: .url, logger: capture.logger, addsRequestIDHeader: false)
+        let responseLogger = LogResponseInterceptor(logLevel: .status, logger: capture.logger)
+        let url = URL(string: "http://h.example/same")!
+        let first = try requestLogger.intercept(request: RawRequest(url: url))
+        let second = try requestLogger.intercept(request: RawRequest(url: url))
+        _ = responseLogger.intercept(response: RawResponse(request: first, statusCode: .ok))
+        _ = responseLogger.intercept(response: RawResponse(request: second, statusCode: .ok))
+        let ids = capture.records.map { $0.metadata["request-id"] ?? "" }
+        XCTAssertEqual(ids, [ids[0], ids[1], ids[0], ids[1]])
+        XCTAssertNotEqual(ids[0], ids[1])
+    }
+
+    func testResponseLoggedOnAnotherThreadKeepsItsRequestID() throws {
+        let capture = LogCapture()
+        let logged = try LogRequestInterceptor(logLevel: .url, logger: capture.logger, addsRequestIDHeader: false)
+            .intercept(request: RawRequest(url: URL(string: "http://h.example/a")!))
+        let done = DispatchSemaphore(value: 0)
+        let responseLogger = LogResponseInterceptor(logLevel: .status, logger: capture.logger)
+        Thread.detachNewThread {
+            _ = responseLogger.intercept(response: RawResponse(request: logged, statusCode: .ok))
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(capture.records.count, 2)
         try assertPaired(capture.records)
     }

@@ -1156,6 +1156,30 @@ class Handler(BaseHTTPRequestHandler):
                                 ("X-Decoded-SHA256", decoded_sha256)], length=len(body))
         if self.command != "HEAD":
             self.wfile.write(body)
+    # ---- leaf: secrets for the redaction tests ----------------------------
+
+    def r_leaf_secrets(self, rest):
+        """Answers with secrets in every place a log shows (header values, URLs inside them,
+        JSON fields) and never echoes the request. `?status=` picks the status (default 200)."""
+        try:
+            status = int(first(self.qs, "status", "200"))
+        except ValueError:
+            status = 200
+        headers = [
+            ("Location", "/next?token=LEAF-LOCATION-TOKEN&page=2"),
+            ("Content-Location", "https://LEAF-CL-USER:LEAF-CL-PASS@example.test/doc?X-Amz-Signature=LEAF-CL-SIG"),
+            ("Link", "<https://cdn.example.test/a?sig=LEAF-LINK-SIG>; rel=next, </b?auth=LEAF-LINK-AUTH>; rel=prev"),
+            ("Refresh", "0; url=/r?code=LEAF-REFRESH-CODE"),
+            ("Set-Cookie", "sid=LEAF-SET-COOKIE; Path=/"),
+            ("X-Amz-Security-Token", "LEAF-RESPONSE-AMZ"),
+            ("X-Api-Key", "LEAF-RESPONSE-KEY"),
+        ]
+        body = {
+            "access_token": "LEAF-BODY-ACCESS", "apiKey": "LEAF-BODY-APIKEY", "clientSecret": "LEAF-BODY-CLIENT",
+            "nested": [{"id_token": "LEAF-BODY-ID", "private_key": "LEAF-BODY-PRIVATE", "passwd": "LEAF-BODY-PASSWD"}],
+            "next": "https://x.example.test/?sig=LEAF-BODY-SIG&page=3", "ok": True,
+        }
+        self.send_json(body, status, headers)
 
 
 EXACT_ROUTES = {
@@ -1202,6 +1226,8 @@ EXACT_ROUTES = {
     "/_admin/reset": Handler.r_admin_reset,
     "/_admin/counts": Handler.r_admin_counts,
     "/_admin/reset-all": Handler.r_admin_reset_all,
+    # leaf
+    "/leaf/secrets": Handler.r_leaf_secrets,
 }
 
 PREFIX_ROUTES = [

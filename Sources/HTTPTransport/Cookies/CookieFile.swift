@@ -69,10 +69,9 @@ enum CookieFile {
               let isSecure = flag(fields[3]),
               let expiry = Int64(fields[4]), expiry >= 0
         else { return nil }
-        var domain = fields[0].lowercased()
-        if domain.hasPrefix(".") { domain.removeFirst() }
         let path = fields[2], name = fields[5]
-        guard !domain.isEmpty, path.hasPrefix("/"), CookieParser.isSendable(name: name, value: fields[6]),
+        guard let domain = CookieParser.canonicalDomain(fields[0]), path.hasPrefix("/"),
+              CookieParser.isSendable(name: name, value: fields[6]),
               !CookieParser.containsControlCharacter(line.utf8)
         else { return nil }
         return HTTPCookie(

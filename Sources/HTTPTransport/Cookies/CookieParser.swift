@@ -14,6 +14,7 @@ enum CookieParser {
     static func cookie(from header: String, for url: URL, now: Date) -> HTTPCookie? {
         let url = url.absoluteURL
         guard let host = canonicalHost(of: url) else { return nil }
+        let hostIsFullyQualified = url.host?.hasSuffix(".") == true
         let bytes = Array(header.utf8)
         // RFC 6265bis §5.7 step 1: control characters (but HTAB) void the whole header, so no
         // CR, LF or NUL can ever reach a Cookie header.
@@ -76,7 +77,11 @@ enum CookieParser {
         // §5.3 steps 6-8 (the public-suffix step 5 is the store's).
         let domain: String
         let isHostOnly: Bool
-        if let domainAttribute {
+        if var domainAttribute {
+            // A fully qualified Domain (`example.com.`) names the host's domain only when the
+            // host is written fully qualified too; otherwise it matches nothing (§5.1.3), so
+            // `Domain=com.` can never reach the public-suffix check as something else.
+            if hostIsFullyQualified, domainAttribute.hasSuffix(".") { domainAttribute.removeLast() }
             guard domainMatches(host: host, domain: domainAttribute) else { return nil }
             domain = domainAttribute
             isHostOnly = false
@@ -102,10 +107,23 @@ enum CookieParser {
 
     // MARK: - §5.1 algorithms
 
-    /// §5.1.2: the URL's host, lower-cased, or nil when it has none.
+    /// §5.1.2: the URL's host, lower-cased and without the trailing dot of a fully qualified
+    /// name (`example.com.` is the host `example.com`, as curl and browsers match it); nil when
+    /// it has none, or an empty label at its end.
     static func canonicalHost(of url: URL) -> String? {
-        guard let host = url.host, !host.isEmpty else { return nil }
-        return host.lowercased()
+        guard let host = url.host else { return nil }
+        var canonical = host.lowercased()
+        if canonical.hasSuffix(".") { canonical.removeLast() }
+        return canonical.isEmpty || canonical.hasSuffix(".") ? nil : canonical
+    }
+
+    /// A stored cookie's domain as matching expects it: lower-cased, without a leading `.`
+    /// (the old domain-cookie marker) or a trailing one; nil when nothing is left.
+    static func canonicalDomain(_ domain: String) -> String? {
+        var canonical = Substring(domain.lowercased())
+        if canonical.hasPrefix(".") { canonical.removeFirst() }
+        if canonical.hasSuffix(".") { canonical.removeLast() }
+        return canonical.isEmpty ? nil : String(canonical)
     }
 
     /// The URL's path as sent on the wire (still percent-encoded), `/` when empty.

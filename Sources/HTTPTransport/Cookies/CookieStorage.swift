@@ -16,13 +16,14 @@ public protocol CookieProviding: Sendable {
 
 /// A thread-safe cookie jar following RFC 6265 §5.3 (storage) and §5.4 (retrieval), optionally
 /// backed by a Netscape cookie file (the one curl reads with `-b` and writes with `-c`).
-/// Cookies whose `Domain` is a public suffix are refused (see `PublicSuffixList`); a `Secure`
+/// Cookies whose `Domain` is a public suffix are refused (libpsl's list, as libcurl uses it); a
+/// host written with a trailing dot (`example.com.`) is the same host as without; a `Secure`
 /// cookie is accepted only from, and sent only to, `https`/`wss` or a loopback host (as curl
 /// and browsers treat `localhost`, `127.0.0.0/8` and `::1` as secure); `HttpOnly` cookies are kept
 /// and sent (this is an HTTP client, not a script API). The store is bounded: expired cookies
 /// go first, then the least recently used of a domain over `maxCookiesPerDomain`, then the
 /// least recently used overall over `maxCookies`. The clock is injectable for tests.
-public final class CookieStorage: CookieStoring, CookieProviding, @unchecked Sendable {
+public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
     /// A cookie with what the store tracks about it besides its attributes.
     private struct Entry: Sendable {
         var cookie: HTTPCookie
@@ -114,10 +115,7 @@ public final class CookieStorage: CookieStoring, CookieProviding, @unchecked Sen
         }
     }
 
-    /// Guards `unsafeState`; NSLock (a pthread mutex) rather than `Synchronization.Mutex`, whose
-    /// futex-based lock ThreadSanitizer does not see on Linux (it reports false races).
-    private let lock = NSLock()
-    private var unsafeState = State()
+    private let state = Locked(State())
     private let file: URL?
     private let now: @Sendable () -> Date
     private let publicSuffixes: @Sendable () -> PublicSuffixList
@@ -222,9 +220,7 @@ public final class CookieStorage: CookieStoring, CookieProviding, @unchecked Sen
 
     /// The `Cookie` header value for `url` (`a=1; b=2`), or nil when no cookie applies.
     public func cookieHeader(for url: URL) -> String? {
-        let cookies = cookies(for: url)
-        guard !cookies.isEmpty else { return nil }
-        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        CookieHeader.appending(cookies(for: url), to: nil)
     }
 
     /// Writes the persistent (non-session, unexpired) cookies to the store's file in the
@@ -250,15 +246,16 @@ public final class CookieStorage: CookieStoring, CookieProviding, @unchecked Sen
 
     /// Inserts `cookie` as is (no public-suffix or origin checks), replacing a stored cookie of
     /// the same name, domain and path; an already-expired cookie just removes that one. The
-    /// domain is lower-cased and loses a leading `.`; a path not starting with `/` becomes `/`.
+    /// domain is lower-cased and loses a leading and a trailing `.`; a path not starting with
+    /// `/` becomes `/`.
     /// A cookie with an empty domain or name, or one whose name or value could not be sent in
     /// a `Cookie` header (a control character, `;`, or `=` in the name), is ignored.
     public func setCookie(_ cookie: HTTPCookie) {
         var cookie = cookie
-        cookie.domain = cookie.domain.lowercased()
-        if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
+        guard let domain = CookieParser.canonicalDomain(cookie.domain),
+              CookieParser.isSendable(name: cookie.name, value: cookie.value) else { return }
+        cookie.domain = domain
         if !cookie.path.hasPrefix("/") { cookie.path = "/" }
-        guard !cookie.domain.isEmpty, CookieParser.isSendable(name: cookie.name, value: cookie.value) else { return }
         let time = now()
         withState { state in
             state.insert(cookie, now: time)
@@ -266,10 +263,8 @@ public final class CookieStorage: CookieStoring, CookieProviding, @unchecked Sen
         }
     }
 
-    private func withState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&unsafeState)
+    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        state.withLock(body)
     }
 
     /// The domains whose cookies may go to `host`: itself and, for a host name, each parent

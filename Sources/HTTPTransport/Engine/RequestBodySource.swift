@@ -35,6 +35,8 @@ extension CurlEngine {
             let isRegular = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
             return .streamed(method: custom, size: isRegular ? Int64(info.st_size) : -1)
         case .multipart(let parts):
+            // Parts set by a custom encoding or an interceptor are checked here too.
+            try HeaderFieldRules.check(parts: parts, url: transfer.url)
             let mime = try MultipartBuilder.build(parts, on: transfer.handle, url: transfer.url)
             state.mime = mime
             return .multipart(method: custom, mime: TransferResource(transfer: number, pointer: UnsafeMutableRawPointer(mime)))

@@ -19,15 +19,14 @@ public struct AddCookieInterceptor: HTTPRequestInterceptor {
     }
 
     public func intercept(request: RawRequest) throws -> RawRequest {
+        // A provider's cookie that would change the header's shape (a `;`, a control character)
+        // is left out, as `CookieStorage` never stores one.
         let cookies = cookieProvider.cookies(for: request.url)
+            .filter { CookieParser.isSendable(name: $0.name, value: $0.value) }
         guard !cookies.isEmpty else { return request }
-        let pairs = cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
         var request = request
-        if let existing = request.value(forHTTPHeaderField: "Cookie"), !existing.isEmpty {
-            request.setValue(existing + "; " + pairs, forHTTPHeaderField: "Cookie")
-        } else {
-            request.setValue(pairs, forHTTPHeaderField: "Cookie")
-        }
+        request.setValue(CookieHeader.appending(cookies, to: request.value(forHTTPHeaderField: "Cookie")),
+                         forHTTPHeaderField: "Cookie")
         return request
     }
 }

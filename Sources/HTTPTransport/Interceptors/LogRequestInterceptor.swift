@@ -2,9 +2,11 @@ import Foundation
 import Logging
 
 /// Logs every request through swift-log: one record per request (a single multi-line message)
-/// carrying a request id that the matching `LogResponseInterceptor` record repeats. The id is
-/// sent as an `X-Request-ID` header (unless the request has one already, or
-/// `addsRequestIDHeader` is `false`) and is in the record's metadata as `request-id`.
+/// carrying a request id that the matching `LogResponseInterceptor` record repeats. The id
+/// travels in the request it returns (`RawRequest.requestID`) and is in the record's metadata
+/// as `request-id`. A request that already carries an `X-Request-ID` header (or an id set by an
+/// earlier interceptor) keeps it as its id. Nothing is added to what is sent unless
+/// `addsRequestIDHeader` is `true`, which also sends the id as `X-Request-ID`.
 /// Secrets are hidden (see `LogRedaction`) unless `redactsSecrets` is `false`.
 ///
 /// Put it after interceptors that add headers (authentication, cookies) to log what is sent.
@@ -20,7 +22,7 @@ import Logging
 public struct LogRequestInterceptor: HTTPRequestInterceptor {
     /// How much of a request is logged.
     public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
-        /// Nothing (and no request id header is added).
+        /// Nothing (and no request id is given).
         case nothing
         /// Method and URL.
         case url
@@ -42,9 +44,9 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
     public let redaction: LogRedaction
     /// Bodies longer than this many bytes are cut.
     public let maxBodyLength: Int
-    /// The header carrying the request id.
+    /// The header whose value, when a request has it, is its id (and where the id is sent).
     public let requestIDHeader: String
-    /// Whether the request id is sent as `requestIDHeader`.
+    /// Whether the request id is sent as `requestIDHeader` (default `false`).
     public let addsRequestIDHeader: Bool
 
     /// A request logger.
@@ -53,12 +55,12 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
     ///   - logger: Where records go.
     ///   - level: The swift-log level of the records.
     ///   - redactsSecrets: `false` logs secrets as they are.
-    ///   - redactedHeaders: Headers hidden besides `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`.
+    ///   - redactedHeaders: Headers hidden besides `LogRedaction.defaultHeaders`.
     ///   - redactedQueryParameters: Query parameters (and form fields) whose values are hidden.
     ///   - redactedBodyFields: JSON object keys and form fields whose values are hidden.
     ///   - maxBodyLength: Bodies longer than this many bytes are cut.
-    ///   - requestIDHeader: The header carrying the request id.
-    ///   - addsRequestIDHeader: `false` keeps the id out of the request (it is still logged).
+    ///   - requestIDHeader: The header whose value, when present, is the request's id.
+    ///   - addsRequestIDHeader: `true` also sends the id as `requestIDHeader`.
     public init(
         logLevel: LogLevel = .url,
         logger: Logger = Logger(label: "HTTPTransport"),
@@ -69,7 +71,7 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
         redactedBodyFields: Set<String> = LogRedaction.defaultBodyFields,
         maxBodyLength: Int = 4096,
         requestIDHeader: String = "X-Request-ID",
-        addsRequestIDHeader: Bool = true
+        addsRequestIDHeader: Bool = false
     ) {
         self.init(logLevel: logLevel, logger: logger, level: level,
                   redaction: LogRedaction(isEnabled: redactsSecrets,
@@ -88,7 +90,7 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
         redaction: LogRedaction,
         maxBodyLength: Int = 4096,
         requestIDHeader: String = "X-Request-ID",
-        addsRequestIDHeader: Bool = true
+        addsRequestIDHeader: Bool = false
     ) {
         self.logLevel = logLevel
         self.logger = logger
@@ -102,18 +104,24 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
     public func intercept(request: RawRequest) throws -> RawRequest {
         guard logLevel > .nothing else { return request }
         var request = request
-        let id: String
-        if let existing = request.value(forHTTPHeaderField: requestIDHeader), !existing.isEmpty {
-            id = existing
-        } else {
-            id = RequestIDs.make()
-            if addsRequestIDHeader { request.setValue(id, forHTTPHeaderField: requestIDHeader) }
+        let id = Self.requestID(of: request, header: requestIDHeader)
+        request.requestID = id
+        if addsRequestIDHeader, !request.headers.contains(requestIDHeader) {
+            request.setValue(id, forHTTPHeaderField: requestIDHeader)
         }
-        RequestIDs.remember(id, for: request)
         guard logger.logLevel <= level else { return request }
         let message = format(request, id: id)
         logger.log(level: level, "\(message)", metadata: ["request-id": "\(id)"])
         return request
+    }
+
+    /// The id of `request`: the value of its id header (what the server sees), else the id an
+    /// earlier interceptor gave it, else a fresh one of 16 hex digits.
+    static func requestID(of request: RawRequest, header: String) -> String {
+        if let sent = request.value(forHTTPHeaderField: header), !sent.isEmpty { return sent }
+        if let given = request.requestID, !given.isEmpty { return given }
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16, uppercase: false)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// The record's text for `request`.

@@ -41,7 +41,7 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
     public let redaction: LogRedaction
     /// Bodies longer than this many bytes are cut.
     public let maxBodyLength: Int
-    /// The request header carrying the request id.
+    /// The request header read for the id of a request that `LogRequestInterceptor` did not see.
     public let requestIDHeader: String
 
     /// A response logger.
@@ -52,11 +52,11 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
     ///   - logger: Where records go.
     ///   - level: The swift-log level of the records.
     ///   - redactsSecrets: `false` logs secrets as they are.
-    ///   - redactedHeaders: Headers hidden besides `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`.
+    ///   - redactedHeaders: Headers hidden besides `LogRedaction.defaultHeaders`.
     ///   - redactedQueryParameters: Query parameters (and form fields) whose values are hidden.
     ///   - redactedBodyFields: JSON object keys and form fields whose values are hidden.
     ///   - maxBodyLength: Bodies longer than this many bytes are cut.
-    ///   - requestIDHeader: The request header carrying the request id.
+    ///   - requestIDHeader: The request header read for the id when the request has no `requestID`.
     public init(
         logLevel: LogLevel = .status,
         isFilteringHeaders: Bool = false,
@@ -102,8 +102,8 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
 
     public func intercept(response: RawResponse) -> RawResponse {
         guard logLevel > .nothing, logger.logLevel <= level else { return response }
-        let id = response.request.value(forHTTPHeaderField: requestIDHeader).flatMap { $0.isEmpty ? nil : $0 }
-            ?? RequestIDs.recall(for: response.request)
+        let id = response.request.requestID
+            ?? response.request.value(forHTTPHeaderField: requestIDHeader).flatMap { $0.isEmpty ? nil : $0 }
         var metadata: Logger.Metadata = [:]
         if let id { metadata["request-id"] = "\(id)" }
         if let status = response.statusCode { metadata["status"] = "\(status.rawValue)" }
@@ -127,11 +127,7 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
             first += " failed: \(error.code)"
             // A status error's message only repeats the first line.
             if error.code != .httpStatus || response.statusCode == nil {
-                var message = error.message
-                if redaction.isEnabled {
-                    message = message.replacingOccurrences(of: request.url.absoluteString, with: url)
-                }
-                first += ": \(message)"
+                first += ": \(redaction.redactedText(error.message))"
             }
         }
         var lines = [first]

@@ -37,11 +37,8 @@ extension HTTPRequestEnvelope {
         do {
             return try resolve().curlCommand(redactingSecrets: redactingSecrets, userAgent: userAgent)
         } catch {
-            var message = error.message
-            if redactingSecrets, let url = error.url {
-                message = message.replacingOccurrences(of: url, with: LogRedaction.default.redactedURL(url))
-            }
-            return "# cannot build request: " + message.replacingOccurrences(of: "\n", with: " ")
+            // An error's message never shows secrets, whatever `redactingSecrets` says.
+            return "# cannot build request: " + error.message.replacingOccurrences(of: "\n", with: " ")
         }
     }
 }

@@ -83,6 +83,8 @@ enum RequestResolver {
                     parts.append(MultipartPart(name: name, content: .data(Data(text.utf8))))
                 }
             }
+            try HeaderFieldRules.check(parts: parts, url: finalURL.absoluteString)
+            try HeaderFieldRules.check(parts: parts, url: finalURL.absoluteString)
             body = .multipart(parts)
         }
 

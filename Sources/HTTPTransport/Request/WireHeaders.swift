@@ -34,47 +34,14 @@ enum WireHeaders {
     /// value at a NUL).
     static func validate(_ headers: HTTPHeaders, url: String) throws(HTTPTransportError) {
         for field in headers {
-            if !HeaderFieldRules.isToken(field.name) {
+            guard HeaderFieldRules.isToken(field.name) else {
                 throw HTTPTransportError(
                     code: .encodingFailed,
-                    message: "The header name '\(field.name.debugDescription.dropFirst().dropLast())' is not a valid "
-                        + "HTTP token (letters, digits and !#$%&'*+-.^_`|~ only); nothing was sent.",
+                    message: "The header name '\(field.name.debugDescription.dropFirst().dropLast())' is not an HTTP token "
+                        + "(letters, digits and !#$%&'*+-.^_`|~ only); nothing was sent.",
                     url: url)
             }
-            if let problem = HeaderFieldRules.problem(inValue: field.value) {
-                throw HTTPTransportError(code: .encodingFailed,
-                                         message: "The value of header '\(field.name)' contains \(problem); nothing was sent.",
-                                         url: url)
-            }
+            try HeaderFieldRules.check(value: field.value, of: "Header '\(field.name)'", url: url)
         }
-    }
-}
-
-/// What may appear in a header line (RFC 9110 §5.1, §5.5).
-enum HeaderFieldRules {
-    /// A token: one or more of `!#$%&'*+-.^_`|~`, digits and letters.
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
-    }
-
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
-    /// What makes `value` unusable in a header line (a CR, LF or NUL), or `nil`.
-    static func problem(inValue value: String) -> String? {
-        for byte in value.utf8 {
-            switch byte {
-            case 0x0D, 0x0A: return "a line break"
-            case 0x00: return "a NUL character"
-            default: continue
-            }
-        }
-        return nil
     }
 }

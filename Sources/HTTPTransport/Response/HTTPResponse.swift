@@ -41,30 +41,13 @@ public struct HTTPResponse: Sendable {
     /// Every value of a header, in order (e.g. each `Set-Cookie`).
     public func headerValues(for name: String) -> [String] { rawHeaders.values(name) }
 
-    /// The file name the server suggests in `Content-Disposition` (`filename*=` preferred), with
-    /// any directory part removed; `nil` when there is none.
+    /// The file name the server suggests in `Content-Disposition` (`filename*=` preferred),
+    /// safe to use inside a directory of your choosing: only its last path component, with
+    /// every control, format (bidi overrides, zero-width) and line/paragraph-separator
+    /// character removed, never starting with `.` or `-`; `nil` when there is none or nothing
+    /// usable is left (`..`, only dots, only invisible characters).
     public var suggestedFilename: String? {
-        guard let disposition = header(named: "Content-Disposition") else { return nil }
-        var plain: String?
-        var extended: String?
-        for parameter in disposition.split(separator: ";").dropFirst() {
-            let parts = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2 else { continue }
-            let value = parts[1]
-            switch parts[0].lowercased() {
-            case "filename*":
-                // RFC 5987: charset'language'percent-encoded
-                let pieces = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
-                if pieces.count == 3 { extended = String(pieces[2]).removingPercentEncoding }
-            case "filename":
-                plain = value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"")
-                    ? String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"") : value
-            default: continue
-            }
-        }
-        guard let name = extended ?? plain else { return nil }
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        return base.isEmpty || base == "." || base == ".." ? nil : base
+        header(named: "Content-Disposition").flatMap(ContentDisposition.suggestedFilename(from:))
     }
 
     /// The body parsed as JSON (any top-level value); `nil` for an empty body.

@@ -4,12 +4,16 @@ import Foundation
 /// validation, or an interceptor's verdict. Carries what is known of the exchange (URL, status,
 /// headers, body) and libcurl's own code and message where there was one.
 ///
+/// Its texts never show a URL's secrets (user info, secret query values; see `LogRedaction`),
+/// however the message was built: `message`, `curlMessage`, `description` and the `NSError`
+/// form are redacted, and only `url` keeps the raw URL.
+///
 /// ```swift
 /// if case .failure(let error) = transport.send(request: request) {
 ///     print(error.code, error.httpStatusCode?.rawValue ?? 0, error.responseBodyErrorMessage ?? "")
 /// }
 /// ```
-public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringConvertible {
+public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The kind of failure.
     public enum Code: Int, Sendable, CaseIterable {
         /// The endpoint is not a valid http(s) URL.
@@ -50,8 +54,12 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
 
     /// The kind of failure.
     public var code: Code
-    /// A human-readable explanation, naming what went wrong and where.
-    public var message: String
+    /// A human-readable explanation, naming what went wrong and where (URLs in it redacted).
+    public var message: String {
+        get { redactedMessage }
+        set { redactedMessage = Self.redacted(newValue) }
+    }
+    private var redactedMessage: String
     /// The request URL when one is known; the raw endpoint string for an invalid URL.
     public var url: String?
     /// The response status, when a response arrived.
@@ -66,8 +74,12 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
     public var responseBodyErrorMessage: String?
     /// libcurl's `CURLcode`, when libcurl reported the failure.
     public var curlCode: Int?
-    /// libcurl's error-buffer text, when there was one.
-    public var curlMessage: String?
+    /// libcurl's error-buffer text, when there was one (URLs in it redacted).
+    public var curlMessage: String? {
+        get { redactedCurlMessage }
+        set { redactedCurlMessage = newValue.map(Self.redacted) }
+    }
+    private var redactedCurlMessage: String?
     /// The error that caused this one (e.g. what an interceptor threw), if any.
     public var underlyingError: (any Error & Sendable)?
 
@@ -84,13 +96,13 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         underlyingError: (any Error & Sendable)? = nil
     ) {
         self.code = code
-        self.message = message
+        self.redactedMessage = Self.redacted(message)
         self.url = url
         self.httpStatusCode = httpStatusCode
         self.responseHeaders = responseHeaders
         self.responseBodyData = responseBodyData
         self.curlCode = curlCode
-        self.curlMessage = curlMessage
+        self.redactedCurlMessage = curlMessage.map(Self.redacted)
         self.underlyingError = underlyingError
     }
 
@@ -112,8 +124,16 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
 
     public var description: String {
         var text = "HTTPTransportError.\(code): \(message)"
-        if let url { text += " [\(url)]" }
+        if let url { text += " [\(Self.redacted(url))]" }
         return text
+    }
+
+    public var debugDescription: String { description }
+
+    /// Text with the secrets of every URL in it hidden (messages are built in many places,
+    /// from raw URLs and raw `Location` values: they are redacted here, once for all).
+    private static func redacted(_ text: String) -> String {
+        LogRedaction.default.redactedText(text)
     }
 
     // MARK: CustomNSError
@@ -121,7 +141,8 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
     /// The `NSError` domain of every HTTPTransport error.
     public static let errorDomain = "HTTPTransport"
 
-    /// `userInfo` keys under which `error as NSError` carries this error's fields.
+    /// `userInfo` keys under which `error as NSError` carries this error's fields (the URL and
+    /// the response headers with their secrets hidden, since an `NSError` prints its `userInfo`).
     public enum UserInfoKey {
         public static let url = "HTTPTransport.url"
         public static let httpStatusCode = "HTTPTransport.httpStatusCode"
@@ -137,9 +158,12 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
 
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let url { info[UserInfoKey.url] = url }
+        if let url { info[UserInfoKey.url] = Self.redacted(url) }
         if let httpStatusCode { info[UserInfoKey.httpStatusCode] = httpStatusCode.rawValue }
-        if !responseHeaders.isEmpty { info[UserInfoKey.responseHeaders] = responseHeaders.dictionary }
+        if !responseHeaders.isEmpty {
+            info[UserInfoKey.responseHeaders] = responseHeaders.dictionary
+                .reduce(into: [String: String]()) { $0[$1.key] = LogRedaction.default.headerValue($1.value, name: $1.key) }
+        }
         if let responseBodyData { info[UserInfoKey.responseBodyData] = responseBodyData }
         if let responseBodyErrorCode { info[UserInfoKey.responseBodyErrorCode] = responseBodyErrorCode }
         if let responseBodyErrorMessage { info[UserInfoKey.responseBodyErrorMessage] = responseBodyErrorMessage }
@@ -151,7 +175,7 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
 }
 
 extension NSError {
-    /// The request URL (the raw endpoint string when it could not be parsed).
+    /// The request URL (the endpoint string when it could not be parsed), its secrets hidden.
     public var url: String? { userInfo[HTTPTransportError.UserInfoKey.url] as? String }
 
     /// The HTTP status of the response, if one arrived.

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Hides the secrets of URLs inside arbitrary text (a URL alone, a header value, an error
+/// message): the user info after `scheme://`, and the values of secret `name=value` pairs after
+/// each `?` or `#`. Works on UTF-8 bytes and replaces only ASCII-delimited runs, so any text
+/// (non-ASCII, control characters, half a URL) passes through unchanged but for the secrets.
+struct URLTextRedactor {
+    /// Normalised names (see `LogRedaction.normalizedName(_:)`) whose values are hidden.
+    let secretNames: Set<String>
+
+    private static let placeholder = Array(LogRedaction.placeholder.utf8)
+    /// Nested URLs (a `redirect_uri` value carrying its own query) are followed this deep.
+    private static let maximumDepth = 3
+
+    func redact(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        else { return text }
+        let output = redact(bytes[...], depth: 0)
+        return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
+    }
+
+    /// `name=value` pairs separated by `&` or `;` (a query, a form body) with secret values hidden.
+    func redactPairs(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let output = redactPairs(bytes[...], depth: 0)
+        return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
+    }
+
+    // MARK: - Scanning
+
+    private func redact(_ bytes: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":"), bytes[index...].starts(with: Self.schemeSeparator) {
+                output += Self.schemeSeparator
+                index = appendAuthority(bytes, from: index + 3, to: &output)
+            } else if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                output.append(byte)
+                let end = Self.pairsEnd(in: bytes, from: index + 1, endsAtHash: byte == UInt8(ascii: "?"))
+                output += redactPairs(bytes[(index + 1)..<end], depth: depth)
+                index = end
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        return output
+    }
+
+    private static let schemeSeparator = Array("://".utf8)
+
+    /// Where the pairs after a `?` or `#` end: at white space, a quote, an angle bracket (as
+    /// in `Link: <…>`) or, for a query, a `#`. A placeholder already there is part of a value,
+    /// so redacting twice changes nothing.
+    private static func pairsEnd(in bytes: ArraySlice<UInt8>, from start: Int, endsAtHash: Bool) -> Int {
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index...].starts(with: placeholder) {
+                index += placeholder.count
+                continue
+            }
+            let byte = bytes[index]
+            if endsPairs(byte) || (endsAtHash && byte == UInt8(ascii: "#")) { return index }
+            index += 1
+        }
+        return bytes.endIndex
+    }
+
+    /// Copies the authority starting at `start`, its user info hidden: `user:<redacted>@` for
+    /// a password, `<redacted>@` for a user name alone or with an empty password (a token used
+    /// as the user name, as in `https://KEY:@api.example`); returns where the authority ends.
+    private func appendAuthority(_ bytes: ArraySlice<UInt8>, from start: Int, to output: inout [UInt8]) -> Int {
+        let end = bytes[start...].firstIndex { byte in
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || Self.endsPairs(byte)
+        } ?? bytes.endIndex
+        guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return start }
+        if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at {
+            output += bytes[start...colon]
+        }
+        output += Self.placeholder
+        output.append(UInt8(ascii: "@"))
+        return at + 1
+    }
+
+    /// What ends a URL inside text: white space, quotes, angle brackets and control characters.
+    private static func endsPairs(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x00...0x20, 0x7F, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+             UInt8(ascii: "`"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func redactPairs(_ bytes: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var pairStart = bytes.startIndex
+        while pairStart <= bytes.endIndex {
+            let pairEnd = bytes[pairStart...].firstIndex { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }
+                ?? bytes.endIndex
+            output += redactPair(bytes[pairStart..<pairEnd], depth: depth)
+            guard pairEnd < bytes.endIndex else { break }
+            output.append(bytes[pairEnd])
+            pairStart = pairEnd + 1
+        }
+        return output
+    }
+
+    private func redactPair(_ pair: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return Array(pair) }
+        let value = pair[(equals + 1)...]
+        if isSecret(name: pair[..<equals]) {
+            return Array(pair[...equals]) + Self.placeholder
+        }
+        return Array(pair[...equals]) + redactNested(value, depth: depth + 1)
+    }
+
+    /// A value that is itself a URL (plain, or percent-encoded as `redirect_uri` values are):
+    /// its secrets hidden, or the whole value when they are percent-encoded.
+    private func redactNested(_ value: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
+        guard depth <= Self.maximumDepth, !value.isEmpty else { return Array(value) }
+        let plain = redact(value, depth: depth)
+        guard plain.elementsEqual(value), value.contains(UInt8(ascii: "%")) else { return plain }
+        let text = String(decoding: value, as: UTF8.self)
+        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, decoded != text else {
+            return plain
+        }
+        let decodedBytes = Array(decoded.utf8)
+        return redact(decodedBytes[...], depth: depth + 1).elementsEqual(decodedBytes) ? plain : Self.placeholder
+    }
+
+    /// Whether a (possibly percent-encoded) pair name is secret; `a[b]` names are checked by
+    /// their last bracketed component too.
+    private func isSecret(name raw: ArraySlice<UInt8>) -> Bool {
+        guard !secretNames.isEmpty, !raw.isEmpty else { return false }
+        let text = String(decoding: raw, as: UTF8.self)
+        let name = LogRedaction.normalizedName(text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text)
+        if secretNames.contains(name) { return true }
+        guard name.last == "]", let leaf = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).last else { return false }
+        return secretNames.contains(String(leaf))
+    }
+}
