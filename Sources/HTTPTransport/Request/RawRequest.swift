@@ -25,6 +25,10 @@ public struct RawRequest: Sendable {
     public var timeout: TimeInterval
     /// When set, the response body is written to this file instead of memory (see `Download`).
     public var download: Download?
+    /// The id that ties this request's log records together (and, while tracing is on, the
+    /// trace id of its span, so one id finds both). Not sent: an interceptor may put it in a
+    /// header. `nil` until the pipeline or an interceptor sets it.
+    public var requestID: String?
 
     /// A wire request.
     public init(

@@ -8,6 +8,14 @@ struct SendPipeline {
 
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let session = request.session ?? transport.session
+        let telemetry = SendTelemetry(session: session)
+        let result = run(request, session: session, control: control, telemetry: telemetry)
+        telemetry.sendEnded(result)
+        return result
+    }
+
+    private func run(_ request: some HTTPRequestEnvelope, session: Session, control: TransferControl,
+                     telemetry: SendTelemetry) -> HTTPTransport.Result {
         // (No new array when the request has no interceptors of its own, the common case.)
         let requestInterceptors = request.requestInterceptors.isEmpty
             ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
@@ -27,7 +35,7 @@ struct SendPipeline {
         // 2–7 for each attempt; the retrier decides whether a failure is sent again.
         guard let retrier = transport.retrier else {
             return attemptOnce(resolved, session: session, control: control, requestInterceptors: requestInterceptors,
-                               responseInterceptors: responseInterceptors).result
+                               responseInterceptors: responseInterceptors, telemetry: telemetry).result
         }
         let firstStart = ContinuousClock.now
         var attempt = 1
@@ -35,7 +43,7 @@ struct SendPipeline {
             let attemptStart = ContinuousClock.now
             let (result, sent) = attemptOnce(resolved, session: session, control: control,
                                              requestInterceptors: requestInterceptors,
-                                             responseInterceptors: responseInterceptors)
+                                             responseInterceptors: responseInterceptors, telemetry: telemetry)
             guard case .failure(let error) = result, error.code != .cancelled,
                   error.code != .interceptorFailed, error.code != .invalidURL, error.code != .encodingFailed
             else { return result }
@@ -58,7 +66,8 @@ struct SendPipeline {
     /// One attempt: request interceptors, engine, redirects, validation, response interceptors.
     private func attemptOnce(
         _ resolved: RawRequest, session: Session, control: TransferControl,
-        requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor]
+        requestInterceptors: [any HTTPRequestInterceptor], responseInterceptors: [any HTTPResponseInterceptor],
+        telemetry: SendTelemetry
     ) -> (result: HTTPTransport.Result, sent: RawRequest?) {
         var redirected: RawRequest?  // the next hop's request, once a redirect was followed
         var redirects = 0
@@ -66,15 +75,19 @@ struct SendPipeline {
             // 2. Request interceptors: the request's own, its base's, then the transport's.
             var sent: RawRequest
             if let redirected { sent = redirected } else { sent = resolved }
+            telemetry.hopStarted(&sent)
             do {
                 try Self.intercept(&sent, with: requestInterceptors)
             } catch {
+                telemetry.hopFailed(error)
                 return (.failure(error: error), nil)
             }
+            telemetry.hopWillSend(&sent)
 
             // 3. The engine performs the exchange.
             var response = session.engine.execute(sent, control: control)
             response.metrics.redirectCount = redirects
+            telemetry.hopEnded(response)
 
             // 4. Redirects are followed here, so every hop passes the interceptors.
             if response.error == nil, let status = response.statusCode?.rawValue, RedirectRule.isRedirect(status),
