@@ -61,6 +61,22 @@ final class TracingTests: XCTestCase {
         XCTAssertTrue(tracer.activeSpans.isEmpty, "the span ended with the hop")
     }
 
+    func testSpanDescribesTheRequestAsTheInterceptorsLeftIt() throws {
+        let tracer = InMemoryTracer()
+        let rewrite = ClosureRequestInterceptor { request in
+            var request = request
+            request.method = .post
+            request.url = try XCTUnwrap(URL(string: request.url.absoluteString.replacingOccurrences(of: "/before", with: "/after")))
+            return request
+        }
+        _ = try sendOK(transport(tracer: tracer, requestInterceptors: [rewrite]), HTTPRequest(endpoint: server.http + "/anything/before"))
+
+        let span = try XCTUnwrap(tracer.finishedSpans.only)
+        XCTAssertEqual(span.operationName, "POST")
+        XCTAssertEqual(span.attributes.get("http.request.method"), .string("POST"))
+        XCTAssertEqual(span.attributes.get("url.full"), .string(server.http + "/anything/after"))
+    }
+
     func testURLFullHidesSecretsAsTheLogsDo() throws {
         let tracer = InMemoryTracer()
         let request = HTTPRequest(endpoint: "http://user:pa55@127.0.0.1:\(port)/anything/secret?token=abc&page=2")

@@ -78,7 +78,7 @@ final class SendRecorder {
         }
         defer { hops += 1 }
         guard let tracer else { return }
-        endSpan()  // (never open here; a hop always ends before the next starts)
+        endSpan()  // (only open here if the pipeline skipped `hopEnded`: never leave one unended)
         let parent = callerContext ?? firstHopContext ?? .topLevel
         let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .client)
         if firstHopContext == nil { firstHopContext = span.context }
