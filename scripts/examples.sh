@@ -174,5 +174,45 @@ check "printed a summary" has '^summary: [0-9]+ jobs, done [0-9]+, failed [0-9]+
 check "its own checks passed" has '^result: ok$'
 show_on_failure "$before"
 
+# --- WorkerDaemon: its metrics, scraped in Prometheus' text format ------------------------
+start WorkerDaemon-metrics
+before=$failed
+scrape="$logs/scrape.txt"
+: >"$current_log"
+: >"$scrape"
+"$bin/WorkerDaemon" --jobs 0 --duration 60 --threads 4 --log-level notice --metrics-port 0 >>"$current_log" 2>&1 &
+pid=$!
+metrics_url=""
+for _ in $(seq 300); do  # the URL it announces (at most 30 s)
+    metrics_url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/metrics' "$current_log" | head -n 1 || true)
+    [ -n "$metrics_url" ] && break
+    sleep 0.1
+done
+for _ in $(seq 100); do  # scraped until a send given up after its 503s shows too (at most 10 s)
+    [ -n "$metrics_url" ] || break
+    curl -sf --noproxy '*' "$metrics_url" >"$scrape" || true
+    grep -q '^http_client_request_duration_count.*error_type="503"' "$scrape" && break
+    sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null || true
+status=0
+wait "$pid" || status=$?
+# scraped REGEX: the scrape has a line matching REGEX.
+scraped() { grep -Eq -- "$1" "$scrape"; }
+check "exits 0" [ "$status" -eq 0 ]
+check "announced its metrics URL" [ -n "$metrics_url" ]
+check "the scrape has the send durations" scraped \
+    '^http_client_request_duration_bucket\{http_request_method="PUT",server_address="127\.0\.0\.1",server_port="[0-9]+",http_response_status_code="200",le="0\.005"\} [0-9]+$'
+check "503s carry their error type" scraped '^http_client_request_duration_count\{.*http_response_status_code="503",error_type="503"\} [0-9]+$'
+check "body bytes are counted" scraped '^http_client_request_body_bytes\{http_request_method="PUT",.*\} [1-9][0-9]*$'
+check "active sends are a gauge" scraped '^http_client_active_requests [0-9.]+$'
+check "pooled handles are reported" scraped '^http_client_pool_handles\{state="idle"\} [0-9.]+$'
+check "its own checks passed" has '^result: ok$'
+if [ "$failed" -gt "$before" ]; then
+    echo "  --- scrape ---"
+    grep -v '_bucket' "$scrape" | sed 's/^/  | /' | head -n 40
+fi
+show_on_failure "$before"
+
 echo "examples: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -89,8 +89,9 @@ public final class ExampleServer: Sendable {
     private let served = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts listening on an ephemeral port of 127.0.0.1.
-    public init(handler: @escaping @Sendable (Request) -> Response) throws {
+    /// Starts listening on 127.0.0.1, on `port` (0: an ephemeral port).
+    public init(port requestedPort: Int = 0, handler: @escaping @Sendable (Request) -> Response) throws {
+        guard (0...65535).contains(requestedPort) else { throw ServerError.port }
         self.handler = handler
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw ServerError.socket }
@@ -100,6 +101,7 @@ public final class ExampleServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(requestedPort).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
@@ -122,7 +124,7 @@ public final class ExampleServer: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))  // wakes the blocked accept()
     }
 
-    enum ServerError: Error { case socket }
+    enum ServerError: Error { case socket, port }
 
     private func acceptLoop() {
         defer { close(listener) }

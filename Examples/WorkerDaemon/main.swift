@@ -6,6 +6,7 @@
 //   swift run WorkerDaemon                         # 200 jobs on 4 threads
 //   swift run WorkerDaemon --jobs 1000 --threads 8 --log-level notice
 //   swift run WorkerDaemon --jobs 0                # until Ctrl-C (SIGINT) or SIGTERM
+//   swift run WorkerDaemon --jobs 0 --metrics-port 9464   # and: curl http://127.0.0.1:9464/metrics
 //
 // The API is a local server this program starts on 127.0.0.1. It answers some requests with
 // 503 so that the retry policy has work to do: the first attempt of every job whose id ends in
@@ -15,6 +16,7 @@ import ExampleServer
 import Foundation
 import HTTPTransport
 import Logging
+import Prometheus
 import Synchronization
 
 // MARK: - Options
@@ -30,14 +32,18 @@ struct Options {
     var logLevel: Logger.Level = .info
     /// Milliseconds the server works on each job; `nil`: 0.3 to 2.5 ms at random.
     var workMilliseconds: Int?
+    /// Serve the transport's metrics in Prometheus' text format on this port (0: any free one).
+    var metricsPort: Int?
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
+                            [--metrics-port PORT]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
           --log-level LEVEL   trace, debug, info (default), notice, warning, error
           --work-ms N         the server's time per job in ms (default: 0.3 to 2.5 at random)
+          --metrics-port PORT serve metrics at http://127.0.0.1:PORT/metrics (0: any free port)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -68,6 +74,9 @@ struct Options {
             case "--work-ms":
                 guard let work = Int(value(argument)), (0...10_000).contains(work) else { fail("--work-ms takes 0…10000") }
                 options.workMilliseconds = work
+            case "--metrics-port":
+                guard let port = Int(value(argument)), (0...65535).contains(port) else { fail("--metrics-port takes 0…65535") }
+                options.metricsPort = port
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -111,12 +120,34 @@ let server = try ExampleServer { request in
     return .json(["job": id, "stored": true, "worker": body["worker"] ?? "?"], status: 200)
 }
 
+// MARK: - Metrics, scraped by Prometheus
+
+/// The transport's metrics (durations, body bytes, active sends, pooled handles), kept here and
+/// served in Prometheus' text format when `--metrics-port` is given.
+let registry = PrometheusCollectorRegistry()
+var sessionConfiguration = Session.Configuration()
+var metricsServer: ExampleServer?
+if let port = options.metricsPort {
+    sessionConfiguration.metricsFactory = PrometheusMetricsFactory(registry: registry)
+    do {
+        metricsServer = try ExampleServer(port: port) { request in
+            guard request.method == "GET", request.path == "/metrics" else { return .text("Not found\n", status: 404) }
+            return ExampleServer.Response(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                          body: Data(registry.emitToString().utf8))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("WorkerDaemon: cannot listen on 127.0.0.1:\(port) for metrics\n".utf8))
+        exit(1)
+    }
+}
+
 // MARK: - One transport, shared by every worker thread
 
 /// Retries announced by the retry policy.
 let retries = Atomic<Int>(0)
 
 let transport = HTTPTransport(
+    session: Session(configuration: sessionConfiguration),
     requestInterceptors: [
         // Logged at debug: run with `--log-level debug` to see each request go out.
         LogRequestInterceptor(logLevel: .url, level: .debug),
@@ -305,6 +336,7 @@ log.notice("""
     \(options.threads) workers, \(options.jobs == 0 ? "jobs until a signal" : "\(options.jobs) jobs"), \
     API at \(server.baseURL) (pid \(getpid()))
     """)
+if let metricsServer { log.notice("metrics: \(metricsServer.baseURL)/metrics") }
 
 // The producer: feeds the queue (blocking while it is full) until the jobs run out or a stop.
 everyone.enter()
@@ -377,6 +409,7 @@ if final.cancelled == 0, server.requestCount != finished + retried {
     problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries")
 }
 server.stop()
+metricsServer?.stop()
 if problems.isEmpty {
     print("result: ok")
     exit(0)

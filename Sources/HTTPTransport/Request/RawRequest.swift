@@ -28,9 +28,9 @@ public struct RawRequest: Sendable {
     /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
     /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
     public var redirectedFrom: URL?
-    /// The id that ties this request's log record to its response's (set by
-    /// `LogRequestInterceptor`, read by `LogResponseInterceptor`; `nil` until one is given). It
-    /// is not sent: `LogRequestInterceptor(addsRequestIDHeader: true)` also sends it as a header.
+    /// The id that ties this request's log records together: set by `LogRequestInterceptor` when
+    /// nil, and while tracing is on the trace id of the hop's span, so one id finds both. Not
+    /// sent, unless an interceptor puts it in a header (`LogRequestInterceptor(addsRequestIDHeader: true)`).
     public var requestID: String?
 
     /// A wire request.

@@ -73,12 +73,14 @@ extension HTTPTransport {
         let control = TransferControl(progress: progress, cancellation: cancellation)
         let job = AsyncSendJob(cancelledError: HTTPTransportError(
             code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
+        // The transfer thread does not inherit the task's values: the caller's trace goes along.
+        let context = TelemetryContext.current
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
                 guard job.install(continuation) else { return }  // already cancelled: resumed
                 TransferThreads.shared.run {
                     guard job.start() else { return }  // cancelled while queued: resumed
-                    job.finish(self.send(request: request, control: control))
+                    job.finish(TelemetryContext.run(in: context) { self.send(request: request, control: control) })
                 }
             }
         } onCancel: {

@@ -11,6 +11,8 @@ struct SendPipeline {
     let transport: HTTPTransport
     let session: Session
     let control: TransferControl
+    /// Spans and metrics of this send (nothing when the session records none).
+    let telemetry: SendTelemetry
     /// The request's own interceptors, its base's, then the transport's.
     let requestInterceptors: [any HTTPRequestInterceptor]
     /// The request's interceptors, then the transport's.
@@ -20,6 +22,7 @@ struct SendPipeline {
         self.transport = transport
         self.control = control
         session = request.session ?? transport.session
+        telemetry = SendTelemetry(session: session)
         requestInterceptors = request.requestInterceptors.isEmpty
             ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
         responseInterceptors = request.responseInterceptors.isEmpty
@@ -28,6 +31,12 @@ struct SendPipeline {
 
     /// Sends `request`: resolves it, then attempts (and retries) it.
     func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
+        let result = send(request)
+        telemetry.sendEnded(result)
+        return result
+    }
+
+    private func send(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
         let resolved: RawRequest
         do {
             resolved = try resolve(request)
@@ -82,11 +91,18 @@ struct SendPipeline {
     private func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
         let start = hop.deadline == nil ? ContinuousClock.now : nil
         var request = hop.request
-        try hop.prepareForInterceptors(&request)
-        try Self.intercept(&request, with: requestInterceptors)
-        try hop.restrict(&request, credentialHeaders: session.configuration.credentialHeaders)
+        telemetry.hopStarted(&request)
+        do {
+            try hop.prepareForInterceptors(&request)
+            try Self.intercept(&request, with: requestInterceptors)
+            try hop.restrict(&request, credentialHeaders: session.configuration.credentialHeaders)
+        } catch {
+            telemetry.hopFailed(error)
+            throw error
+        }
         // The first hop's time-out, as its interceptors left it, starts the exchange's deadline.
         if let start { hop.deadline = start + .milliseconds(CurlEngine.milliseconds(request.timeout)) }
+        telemetry.hopWillSend(&request)
         return request
     }
 
@@ -94,6 +110,7 @@ struct SendPipeline {
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
         var response = session.engine.execute(request, control: control)
         response.metrics.redirectCount = hop.redirects
+        telemetry.hopEnded(response)
         return response
     }
 

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import Tracing
 
 /// The connection pool and TLS policy that sends go through. Share one session (through one
 /// `HTTPTransport`) across threads: its pooled connections are reused by the next send on any
@@ -26,6 +28,12 @@ public final class Session: Sendable {
         public var credentialHeaders: [String] = ["Authorization", "Proxy-Authorization"]
         /// `false` (the default): a redirect from https to plain http fails with `.insecureRedirect`.
         public var allowsInsecureRedirects: Bool = false
+        /// Records a client span per hop (default `nil`: `InstrumentationSystem.tracer`, as
+        /// bootstrapped when the session is made). See "Telemetry" in the README.
+        public var tracer: (any Tracer)?
+        /// Receives the send metrics (default `nil`: `MetricsSystem.factory`, as bootstrapped
+        /// when the session is made). See "Telemetry" in the README.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// The defaults.
         public init() {}
@@ -37,13 +45,17 @@ public final class Session: Sendable {
     public let configuration: Configuration
     /// What performs exchanges: libcurl, unless another engine was given.
     public let engine: any HTTPEngine
+    /// The tracer and metrics sends report to, settled once.
+    let telemetry: SessionTelemetry
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
                 engine: (any HTTPEngine)? = nil) {
         self.security = security
         self.configuration = configuration
-        self.engine = engine ?? CurlEngine(security: security, configuration: configuration)
+        let engine = engine ?? CurlEngine(security: security, configuration: configuration)
+        self.engine = engine
+        telemetry = SessionTelemetry(configuration: configuration, engine: engine)
     }
 }
 
