@@ -35,6 +35,12 @@ typedef int (*ccurl_seek_callback)(void *userdata, curl_off_t offset, int origin
 CURLcode ccurl_set_seek_callback(CURL *handle, ccurl_seek_callback callback, void *userdata);
 CURLcode ccurl_set_progress_callback(CURL *handle, ccurl_progress_callback callback, void *userdata);
 
+/// libcurl's open-socket callback (CURLOPT_OPENSOCKETFUNCTION): sees the resolved address of
+/// every connection attempt, and returns a new socket or CURL_SOCKET_BAD to refuse it.
+typedef curl_socket_t (*ccurl_opensocket_callback)(void *clientp, curlsocktype purpose,
+                                                   struct curl_sockaddr *address);
+CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback, void *clientp);
+
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
 /// The value a read callback returns to pause (unused) – exposed for completeness.
@@ -50,6 +56,8 @@ typedef struct ccurl_metrics {
     const char *remote_address;  // owned by the handle, valid until its next transfer
 } ccurl_metrics;
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *metrics);
+/// One `long` of transfer information (e.g. CURLINFO_HTTP_CONNECTCODE, CURLINFO_OS_ERRNO).
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 // MARK: - Share (DNS cache and TLS sessions, with pthread locks)
 

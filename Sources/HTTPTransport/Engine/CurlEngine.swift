@@ -8,6 +8,8 @@ import Foundation
 final class CurlEngine: HTTPEngine {
     let security: Security
     let configuration: Session.Configuration
+    /// The session-level connection options, checked once (ConnectionOptions.swift).
+    let connectionOptions: ConnectionOptions
     private let pool: HandlePool
     private let share: CurlShare?
     let disabledHostsWarned = Locked<Set<String>>([])
@@ -16,6 +18,7 @@ final class CurlEngine: HTTPEngine {
         ccurl_global_init()
         self.security = security
         self.configuration = configuration
+        connectionOptions = ConnectionOptions(configuration)
         pool = HandlePool(maxIdle: configuration.maxIdleHandles, idleTimeout: configuration.idleHandleTimeout)
         // Certificate-digest pins are checked by a handshake callback that a resumed TLS
         // session would skip, so such sessions share no TLS sessions.
@@ -52,6 +55,11 @@ final class CurlEngine: HTTPEngine {
                 url: url))
         }
 
+        // Connection options, per request: a send an address policy cannot check is refused.
+        if let refusal = connectionOptions.refusal(for: request) {
+            return RawResponse(request: request, error: refusal)
+        }
+
         let setup = RepeatableSetup(request, url: url, control: control, policy: policy)
         do {
             if let setup, handle.repeatableSetup == setup {
@@ -76,6 +84,7 @@ final class CurlEngine: HTTPEngine {
             }
         }
 
+        handle.connectionContext.beginTransfer()
         let code: CURLcode
         if let cancellation = control.cancellation {
             code = CancellableTransfer.perform(handle, cancellation: cancellation, state: state)
@@ -90,7 +99,8 @@ final class CurlEngine: HTTPEngine {
         func failed(_ error: HTTPTransportError, body: Data? = nil) -> RawResponse {
             let headers = state.headers
             var error = error
-            error.httpStatusCode = statusCode
+            // (A proxy's refusal of a tunnel carries the proxy's status: no response arrived.)
+            error.httpStatusCode = statusCode ?? error.httpStatusCode
             error.responseHeaders = headers
             if let body { error.responseBodyData = body }
             return RawResponse(request: request, statusCode: statusCode, headers: headers, error: error, metrics: metrics)
@@ -119,7 +129,9 @@ final class CurlEngine: HTTPEngine {
                                metrics: metrics)
         }
         state.download?.abandon()
-        let error = state.storedError ?? CurlErrorMapping.error(
+        let error = state.storedError
+            ?? connectionOptions.failure(code: code, handle: handle, context: handle.connectionContext, request: request, url: url)
+            ?? CurlErrorMapping.error(
             for: code, message: handle.errorMessage, url: url, host: request.url.host ?? "",
             pinCheck: resources?.pinCheck?.pointee)
         return failed(error, body: state.hasBody ? state.takeBody() : nil)
@@ -130,10 +142,12 @@ final class CurlEngine: HTTPEngine {
     private func configure(_ handle: EasyHandle, request: RawRequest, url: String, state: TransferState,
                            resources: TransferResources, policy: HostTrustPolicy) throws {
         try handle.set(CURLOPT_NOSIGNAL, true)
+        // Session-level options (proxy, HTTP version, stall time-out, Unix socket, DNS overrides,
+        // IP version, address check): the new engine sets them once, when a handle is created.
+        try connectionOptions.apply(to: handle, context: handle.connectionContext)
         try handle.set(CURLOPT_URL, url)
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try handle.set(CURLOPT_ACCEPT_ENCODING, "")
-        try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         try handle.set(CURLOPT_TCP_KEEPALIVE, true)
         try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
         let timeoutMilliseconds = max(1, Int((request.timeout * 1000).rounded(.up)))
@@ -233,7 +247,7 @@ final class CurlEngine: HTTPEngine {
         }
         var list: UnsafeMutablePointer<curl_slist>?
         func append(_ line: String) { list = curl_slist_append(list, line) }
-        for field in headers {
+        for field in headers where ConnectionOptions.sendsHeader(named: field.name) {
             // "Name;" is libcurl's way to send a header with an empty value; "Name:" removes it.
             let line = field.value.isEmpty
                 ? (field.name.caseInsensitiveEquals("Expect") ? "Expect:" : "\(field.name);")

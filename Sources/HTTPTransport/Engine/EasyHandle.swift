@@ -19,6 +19,8 @@ final class EasyHandle: @unchecked Sendable {
     /// The request header list set on the handle (owned by it), and what it was built from.
     @exclusivity(unchecked) private(set) var headerList: UnsafeMutablePointer<curl_slist>?
     @exclusivity(unchecked) private(set) var headerListSource: CurlEngine.HeaderListSource?
+    /// What the session-level connection options keep per handle (ConnectionOptions.swift).
+    let connectionContext = ConnectionContext()
 
     init?() {
         ccurl_global_init()

@@ -42,6 +42,9 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         case interceptorFailed = 14
         /// Anything else (see `curlCode` and `message`).
         case other = 15
+        /// The session's `addressPolicy` refused the address a connection would go to (or a
+        /// proxy it cannot see through); nothing was sent.
+        case addressNotAllowed = 16
     }
 
     /// The kind of failure.
