@@ -76,7 +76,7 @@ struct ConnectionOptions: Sendable {
 
     /// libcurl counts a stall in whole seconds: rounded up, at least 1.
     static func lowSpeedTime(_ seconds: TimeInterval) throws(HTTPTransportError) -> Int {
-        guard seconds.isFinite, seconds > 0 else {
+        guard !seconds.isNaN, seconds > 0 else {
             throw HTTPTransportError(code: .other, message: "The session's stallTimeout must be a positive number of seconds (or nil for none), not \(seconds).")
         }
         return max(1, Int(min(seconds.rounded(.up), 1_000_000_000)))

@@ -119,7 +119,8 @@ final class PeerProcess: @unchecked Sendable {
 func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
     var saved: [String: String?] = [:]
     for (name, value) in values {
-        saved[name] = getenv(name).map { String(cString: $0) }
+        // (updateValue: assigning a nil `String?` through the subscript would remove the key.)
+        saved.updateValue(getenv(name).map { String(cString: $0) }, forKey: name)
         if let value { setenv(name, value, 1) } else { unsetenv(name) }
     }
     defer {
