@@ -52,7 +52,8 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// The proxy's URL without credentials, and whether a password is set (never the password).
     public var description: String {
         if isDirect { return "Proxy.direct" }
-        let shown = (try? ProxyURL(self))?.url ?? "(invalid) \(url.split(separator: "@").last ?? "")"
-        return "Proxy(\(shown)\(username.map { ", username: \($0)" } ?? "")\(password == nil ? "" : ", password: ***"))"
+        guard let parsed = try? ProxyURL(self) else { return "Proxy((invalid) \(ProxyURL.redacted(url)))" }
+        return "Proxy(\(parsed.url)\(parsed.username.map { ", username: \($0)" } ?? "")"
+            + "\(parsed.password == nil ? "" : ", password: ***"))"
     }
 }
