@@ -9,10 +9,12 @@ final class ProxyTests: XCTestCase {
     static let authenticating = SharedPeer({ try TinyproxyPeer(username: "proxy-user", password: "proxy-secret") },
                                            stop: { $0.stop() })
     static let socks = SharedPeer({ try MicrosocksPeer() }, stop: { $0.stop() })
+    static let nginx = SharedPeer({ try NginxPeer(certificates: TestServer.shared.certificates) }, stop: { $0.stop() })
 
     override class func tearDown() {
         authenticating.stop()
         socks.stop()
+        nginx.stop()
         super.tearDown()
     }
 
@@ -135,6 +137,24 @@ final class ProxyTests: XCTestCase {
     func testNoProxyListReachesItsHostsDirectly() throws {
         let closed = Proxy("http://127.0.0.1:\(TestServer.closedPort())", noProxy: ["127.0.0.1"])
         XCTAssertEqual(try sendOK(transport(closed), HTTPRequest(endpoint: server.http + "/get")).httpStatus, .ok)
+    }
+
+    // MARK: HTTPS proxy
+
+    func testHTTPSProxyIsReachedOverTLSVerifiedByTheSessionsRoots() throws {
+        let nginx = try Self.nginx.get()
+        let mark = marker()
+        let proxy = Proxy("https://localhost:\(nginx.httpsProxyPort)")
+        let response = try sendOK(transport(proxy, security: Security(trustedRootCertificates: ca)),
+                                  HTTPRequest(endpoint: server.http + "/get?\(mark)"))
+        XCTAssertEqual(try echo(response)["query"] as? String, mark)
+        XCTAssertTrue(nginx.waitForLog("GET \(server.http)/get?\(mark)"), nginx.accessLog)
+    }
+
+    func testHTTPSProxyWithAnUntrustedCertificateFailsWithTLSFailure() throws {
+        let nginx = try Self.nginx.get()
+        let result = transport(Proxy("https://localhost:\(nginx.httpsProxyPort)")).send(request: HTTPRequest(endpoint: server.http + "/get"))
+        XCTAssertEqual(result.error?.code, .tlsFailure, "\(String(describing: result.error))")
     }
 
     // MARK: SOCKS5

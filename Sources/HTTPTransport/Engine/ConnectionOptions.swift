@@ -31,11 +31,15 @@ struct ConnectionOptions: Sendable {
 
     let addressPolicy: AddressPolicy
     let settings: Result<Settings, HTTPTransportError>
+    /// The session's private roots (`Security.trustedRootCertificates`), which also verify an
+    /// `https://` proxy.
+    let trustedRoots: URL?
     /// Where the environment's proxy variables are read (the process's, or a test's).
     let environment: ProxyEnvironment
 
-    init(_ configuration: Session.Configuration, environment: ProxyEnvironment = .process) {
+    init(_ configuration: Session.Configuration, trustedRoots: URL? = nil, environment: ProxyEnvironment = .process) {
         addressPolicy = configuration.addressPolicy
+        self.trustedRoots = trustedRoots
         self.environment = environment
         settings = Result { () throws(HTTPTransportError) in try Self.check(configuration) }
     }
@@ -144,6 +148,11 @@ struct ConnectionOptions: Sendable {
             try handle.set(CURLOPT_NOPROXY, noProxy)
             if let username = proxy.username { try handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { try handle.set(CURLOPT_PROXYPASSWORD, password) }
+            if proxy.scheme == "https", let trustedRoots {
+                // As for servers: the bundle replaces the system roots (and Debian's CA directory).
+                try handle.set(CURLOPT_PROXY_CAINFO, trustedRoots.path)
+                try handle.check(ccurl_setopt_string(handle.curl, CURLOPT_PROXY_CAPATH, nil), CURLOPT_PROXY_CAPATH)
+            }
         }
         if addressPolicy.checksAddresses {
             context.policy = addressPolicy

@@ -18,7 +18,7 @@ final class CurlEngine: HTTPEngine {
         ccurl_global_init()
         self.security = security
         self.configuration = configuration
-        connectionOptions = ConnectionOptions(configuration)
+        connectionOptions = ConnectionOptions(configuration, trustedRoots: security.trustedRootCertificates)
         pool = HandlePool(maxIdle: configuration.maxIdleHandles, idleTimeout: configuration.idleHandleTimeout)
         // Certificate-digest pins are checked by a handshake callback that a resumed TLS
         // session would skip, so such sessions share no TLS sessions.

@@ -1,6 +1,7 @@
 /// The proxy a session sends through, set as `Session.Configuration.proxy`.
 ///
-/// `http://`, `https://` (TLS to the proxy, verified against the system roots), `socks5://`
+/// `http://`, `https://` (TLS to the proxy, verified like servers are: against the session's
+/// `Security(trustedRootCertificates:)` when given, else the system roots), `socks5://`
 /// (names resolved here) and `socks5h://` (names resolved by the proxy) URLs are accepted. An
 /// explicit proxy, like `.direct`, ignores every proxy variable of the environment, `no_proxy`
 /// included: list the hosts to reach directly in `noProxy` (`"internal.example"` also covers its

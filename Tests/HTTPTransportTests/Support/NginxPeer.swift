@@ -7,6 +7,7 @@ import Foundation
 /// | `h2cPort` on 127.0.0.1                     | HTTP/2 in clear text only (prior knowledge)      |
 /// | `tlsPort` on 127.0.0.1                     | TLS with HTTP/2 and HTTP/1.1 (the test CA's leaf) |
 /// | `port` on 127.0.0.1, 127.0.0.2 and [::1], and `unixSocket` | HTTP/1.1                         |
+/// | `httpsProxyPort` on 127.0.0.1               | an HTTPS forward proxy for `http://` URLs         |
 ///
 /// Every route answers `PROTOCOL HOST URI SERVER-ADDRESS` as text; on the plain listener
 /// `/redirect-to-127.0.0.2` and `/redirect-to-v6` redirect to `/landed` at that address. The
@@ -16,6 +17,7 @@ final class NginxPeer: @unchecked Sendable {
     let port: Int
     let h2cPort: Int
     let tlsPort: Int
+    let httpsProxyPort: Int
     var unixSocket: String { peer.path("nginx.sock") }
 
     init(certificates: URL) throws {
@@ -24,6 +26,7 @@ final class NginxPeer: @unchecked Sendable {
         port = TestServer.closedPort()
         h2cPort = TestServer.closedPort()
         tlsPort = TestServer.closedPort()
+        httpsProxyPort = TestServer.closedPort()
         let answer = #"return 200 "$server_protocol $http_host $request_uri $server_addr\n";"#
         let config = """
             daemon off;
@@ -52,6 +55,12 @@ final class NginxPeer: @unchecked Sendable {
                     location / { \(answer) }
                 }
                 server {
+                    listen 127.0.0.1:\(httpsProxyPort) ssl;
+                    ssl_certificate \(certificates.appendingPathComponent("leaf-chain.pem").path);
+                    ssl_certificate_key \(certificates.appendingPathComponent("leaf.key").path);
+                    location / { proxy_pass http://$http_host; }
+                }
+                server {
                     listen 127.0.0.1:\(port);
                     listen 127.0.0.2:\(port);
                     listen [::1]:\(port);
@@ -64,10 +73,11 @@ final class NginxPeer: @unchecked Sendable {
 
             """
         try peer.write("nginx.conf", config)
-        let (port, h2cPort, tlsPort, socket) = (port, h2cPort, tlsPort, peer.path("nginx.sock"))
+        let (port, h2cPort, tlsPort, proxyPort, socket) = (port, h2cPort, tlsPort, httpsProxyPort, peer.path("nginx.sock"))
         try peer.start(binary, ["-p", peer.directory.path, "-c", peer.path("nginx.conf"), "-e", peer.path("error.log")]) {
             PeerProcess.accepts(host: "127.0.0.1", port: port) && PeerProcess.accepts(host: "::1", port: port)
                 && PeerProcess.accepts(host: "127.0.0.1", port: h2cPort) && PeerProcess.accepts(host: "127.0.0.1", port: tlsPort)
+                && PeerProcess.accepts(host: "127.0.0.1", port: proxyPort)
                 && PeerProcess.accepts(unixSocket: socket)
         }
     }
