@@ -129,6 +129,39 @@ check "retries were announced" has 'retrying PUT /api/results/[0-9]+ after attem
 check "its own checks passed" has '^result: ok$'
 show_on_failure "$before"
 
+# --- WorkerDaemon: through a real proxy (tinyproxy with basic authentication) -------------
+# 20 jobs: 3 and 13 fail once, 17 always (given up after 3): 19 done, 1 failed, 4 retries, so
+# 24 PUTs pass the proxy.
+start WorkerDaemon-proxy
+before=$failed
+proxy_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+printf '%s\n' "Port $proxy_port" "Listen 127.0.0.1" "Timeout 60" "LogFile \"$logs/tinyproxy.log\"" "LogLevel Connect" \
+    "PidFile \"$logs/tinyproxy.pid\"" "BasicAuth worker proxy-secret" >"$logs/tinyproxy.conf"
+tinyproxy -d -c "$logs/tinyproxy.conf" >"$logs/tinyproxy.out" 2>&1 &
+proxy_pid=$!
+for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$proxy_port") 2>/dev/null && break
+    sleep 0.1
+done
+run WorkerDaemon --jobs 20 --threads 2 --proxy "http://worker:proxy-secret@127.0.0.1:$proxy_port"
+proxied_puts=$(grep -c 'PUT http://127.0.0.1:[0-9]*/api/results/' "$logs/tinyproxy.log" || true)
+kill "$proxy_pid" 2>/dev/null || true
+wait "$proxy_pid" 2>/dev/null || true
+check "exits 0" [ "$status" -eq 0 ]
+check "the proxy check passed" has '^proxy: Proxy\(http://127.0.0.1:[0-9]+, username: worker, password: \*\*\*\) reaches the API$'
+check "the summary adds up" has '^summary: 20 jobs, done 19, failed 1, retried 4, cancelled 0, discarded 0$'
+check "every attempt went through the proxy ($proxied_puts PUTs in its log)" [ "$proxied_puts" -eq 24 ]
+check "the password is never printed" lacks 'proxy-secret'
+check "its own checks passed" has '^result: ok$'
+show_on_failure "$before"
+
+start WorkerDaemon-bad-proxy
+before=$failed
+run WorkerDaemon --jobs 5 --proxy "ftp://127.0.0.1:21"
+check "exits 2" [ "$status" -eq 2 ]
+check "says which proxy schemes work" has "cannot be used: The session's proxy URL 'ftp://127.0.0.1:21' has the scheme 'ftp', which is not supported: use http://, https://, socks5:// or socks5h://"
+show_on_failure "$before"
+
 # run_signalled NAME SIGNAL COUNT ARGS...: starts the daemon (it stops by itself after 60 s
 # at the latest), waits until it is working, sends SIGNAL COUNT times, and waits for it.
 run_signalled() {

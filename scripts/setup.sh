@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when it is missing:
-# libcurl (OpenSSL flavour) and OpenSSL headers, libpsl and the public-suffix list, and the test
-# server's Python packages. Sourced by scripts/demo.sh and scripts/test.sh.
+# libcurl (OpenSSL flavour) and OpenSSL headers, libpsl and the public-suffix list, the test
+# server's Python packages, and the real peers the tests start themselves on loopback (tinyproxy,
+# microsocks, nginx; never run as system services). Sourced by scripts/demo.sh and scripts/test.sh.
 set -euo pipefail
 
 need_apt=()
-for package in libcurl4-openssl-dev libssl-dev libpsl-dev publicsuffix python3 curl; do
+for package in libcurl4-openssl-dev libssl-dev libpsl-dev publicsuffix python3 curl tinyproxy microsocks; do
     dpkg -s "$package" >/dev/null 2>&1 || need_apt+=("$package")
 done
+# Any nginx build with HTTP/2 will do (nginx-light is the smallest); the flavours conflict.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx-light)
 if [ "${#need_apt[@]}" -gt 0 ]; then
     echo "setup: installing ${need_apt[*]}"
     SUDO=""

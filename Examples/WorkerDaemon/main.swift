@@ -7,6 +7,7 @@
 //   swift run WorkerDaemon --jobs 1000 --threads 8 --log-level notice
 //   swift run WorkerDaemon --jobs 0                # until Ctrl-C (SIGINT) or SIGTERM
 //   swift run WorkerDaemon --jobs 0 --metrics-port 9464   # and: curl http://127.0.0.1:9464/metrics
+//   swift run WorkerDaemon --proxy http://user:password@proxy.internal:3128
 //
 // The API is a local server this program starts on 127.0.0.1. It answers some requests with
 // 503 so that the retry policy has work to do: the first attempt of every job whose id ends in
@@ -34,16 +35,20 @@ struct Options {
     var workMilliseconds: Int?
     /// Serve the transport's metrics in Prometheus' text format on this port (0: any free one).
     var metricsPort: Int?
+    /// The proxy every request goes through (`nil`: the environment's, as curl reads it).
+    var proxy: String?
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
-                            [--metrics-port PORT]
+                            [--metrics-port PORT] [--proxy URL]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
           --log-level LEVEL   trace, debug, info (default), notice, warning, error
           --work-ms N         the server's time per job in ms (default: 0.3 to 2.5 at random)
           --metrics-port PORT serve metrics at http://127.0.0.1:PORT/metrics (0: any free port)
+          --proxy URL         send through this proxy: http://, https://, socks5:// or socks5h://,
+                              credentials as user:password@ (default: the environment's proxy)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -77,6 +82,8 @@ struct Options {
             case "--metrics-port":
                 guard let port = Int(value(argument)), (0...65535).contains(port) else { fail("--metrics-port takes 0…65535") }
                 options.metricsPort = port
+            case "--proxy":
+                options.proxy = value(argument)
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -146,8 +153,13 @@ if let port = options.metricsPort {
 /// Retries announced by the retry policy.
 let retries = Atomic<Int>(0)
 
+/// The session: one pool of connections, through the proxy if one was given, its metrics in the
+/// registry above when they are served.
+sessionConfiguration.proxy = options.proxy.map { Proxy($0) }
+let session = Session(configuration: sessionConfiguration)
+
 let transport = HTTPTransport(
-    session: Session(configuration: sessionConfiguration),
+    session: session,
     requestInterceptors: [
         // Logged at debug: run with `--log-level debug` to see each request go out.
         LogRequestInterceptor(logLevel: .url, level: .debug),
@@ -167,6 +179,20 @@ let transport = HTTPTransport(
         }
     )
 )
+
+/// With a proxy, one request first shows that it works (any HTTP status does); a proxy that
+/// cannot be used stops the daemon with the library's explanation.
+let probes: Int = {
+    guard let proxy = session.configuration.proxy else { return 0 }
+    let probe = transport.send(request: HTTPRequest(endpoint: server.baseURL + "/api/health", timeout: 10))
+    if let error = probe.error, error.httpStatusCode == nil {
+        FileHandle.standardError.write(Data("WorkerDaemon: the proxy \(proxy) cannot be used: \(error.message)\n".utf8))
+        server.stop()
+        exit(2)
+    }
+    print("proxy: \(proxy) reaches the API")
+    return 1
+}()
 
 /// Every request starts from this one: the API's address and the headers all calls share.
 let api = HTTPRequest(endpoint: server.baseURL + "/api", timeout: 10)
@@ -405,8 +431,8 @@ var problems = final.unexpected
 if stopper.reason == nil, options.jobs > 0, finished != options.jobs {
     problems.append("\(finished) jobs finished, \(options.jobs) expected")
 }
-if final.cancelled == 0, server.requestCount != finished + retried {
-    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries")
+if final.cancelled == 0, server.requestCount != finished + retried + probes {
+    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check")
 }
 server.stop()
 metricsServer?.stop()

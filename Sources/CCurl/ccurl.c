@@ -63,6 +63,12 @@ CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     return code;
 }
 
+CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback, void *clientp) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, clientp);
+}
+
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
@@ -80,6 +86,11 @@ void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &m->remote_port);
     curl_easy_getinfo(handle, CURLINFO_LOCAL_PORT, &m->local_port);
     if (curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &m->remote_address) != CURLE_OK) m->remote_address = NULL;
+}
+
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    *value = 0;
+    return curl_easy_getinfo(handle, info, value);
 }
 
 // MARK: - Share

@@ -1072,6 +1072,20 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json({"code": "unauthorized", "message": "bad credentials", "authenticated": False},
                        401, [("WWW-Authenticate", 'Basic realm="test"')])
 
+    # ---- config (stall time-out) ------------------------------------------
+
+    def r_stall(self, rest):
+        """Headers announcing 10 bytes, one byte, then silence for `seconds` (default 10)."""
+        try:
+            secs = float(first(self.qs, "seconds", "10"))
+        except ValueError:
+            return self.send_error_json(400, "bad_request", "bad seconds")
+        self.start_stream(200, content_type="application/octet-stream", length=10)
+        self.wfile.write(b"*")
+        self.wfile.flush()
+        time.sleep(min(max(secs, 0.0), 60.0))
+        self.hard_close()
+
     # ---- admin ----------------------------------------------------------
 
     def r_admin_count(self, rest):
@@ -1228,6 +1242,8 @@ EXACT_ROUTES = {
     "/_admin/reset-all": Handler.r_admin_reset_all,
     # leaf
     "/leaf/secrets": Handler.r_leaf_secrets,
+    # config helper
+    "/stall": Handler.r_stall,
 }
 
 PREFIX_ROUTES = [

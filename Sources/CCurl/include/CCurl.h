@@ -36,6 +36,12 @@ CURLcode ccurl_set_callbacks(CURL *handle, ccurl_data_callback write, ccurl_data
 /// Points every callback at the user data of the next transfer.
 CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata);
 
+/// libcurl's open-socket callback (CURLOPT_OPENSOCKETFUNCTION): sees the resolved address of
+/// every connection attempt, and returns a new socket or CURL_SOCKET_BAD to refuse it.
+typedef curl_socket_t (*ccurl_opensocket_callback)(void *clientp, curlsocktype purpose,
+                                                   struct curl_sockaddr *address);
+CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback, void *clientp);
+
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
 
@@ -49,6 +55,8 @@ typedef struct ccurl_metrics {
     const char *remote_address;  // owned by the handle, valid until its next transfer
 } ccurl_metrics;
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *metrics);
+/// One `long` of transfer information (e.g. CURLINFO_HTTP_CONNECTCODE, CURLINFO_OS_ERRNO).
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 // MARK: - Share (DNS cache and TLS sessions, with pthread locks)
 

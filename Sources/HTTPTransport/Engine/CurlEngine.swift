@@ -12,6 +12,8 @@ import Foundation
 final class CurlEngine: HTTPEngine {
     let security: Security
     let configuration: Session.Configuration
+    /// The session-level connection options, checked once (ConnectionOptions.swift).
+    let connectionOptions: ConnectionOptions
     private let pool: HandlePool
     private let share: CurlShare?
     let disabledHostsWarned = Locked<Set<String>>([])
@@ -20,6 +22,7 @@ final class CurlEngine: HTTPEngine {
         ccurl_global_init()
         self.security = security
         self.configuration = configuration
+        connectionOptions = ConnectionOptions(configuration, trustedRoots: security.trustedRootCertificates)
         pool = HandlePool(maxIdle: configuration.maxIdleHandles, idleTimeout: configuration.idleHandleTimeout)
         // Certificate-digest pins are checked by a handshake callback that a resumed TLS
         // session would skip, so such sessions share no TLS sessions.
@@ -52,6 +55,8 @@ final class CurlEngine: HTTPEngine {
     private func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
         let url = request.url.absoluteString
         try WireHeaders.validate(request.headers, url: url)
+        // A send an address policy cannot check (it would go through a proxy) is refused.
+        if let refusal = connectionOptions.refusal(for: request) { throw refusal }
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
@@ -91,6 +96,7 @@ final class CurlEngine: HTTPEngine {
 
     /// Runs the transfer: through the handle's multi handle when it can be cancelled.
     private func perform(_ transfer: CurlTransfer) -> CURLcode {
+        transfer.handle.connectionContext.beginTransfer()
         if let cancellation = transfer.state.control.cancellation {
             return CancellableTransfer.perform(transfer.handle, cancellation: cancellation, state: transfer.state)
         }
@@ -103,7 +109,10 @@ final class CurlEngine: HTTPEngine {
         let metrics = collectMetrics(transfer.handle)
         guard code == CURLE_OK, state.storedError == nil else {
             state.download?.abandon()
-            let error = state.storedError ?? CurlErrorMapping.error(
+            let error = state.storedError
+                ?? connectionOptions.failure(code: code, handle: transfer.handle, context: transfer.handle.connectionContext,
+                                             request: request, url: transfer.url)
+                ?? CurlErrorMapping.error(
                 for: code, message: transfer.handle.errorMessage, url: transfer.url, host: request.url.host ?? "",
                 pinCheck: state.pinCheck)
             return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
@@ -134,7 +143,8 @@ final class CurlEngine: HTTPEngine {
         let statusCode = transfer.state.statusCode.map(HTTPStatusCode.init(rawValue:))
         let headers = transfer.state.headers
         var error = error
-        error.httpStatusCode = statusCode
+        // (A proxy's refusal of a tunnel carries the proxy's status: no response arrived.)
+        error.httpStatusCode = statusCode ?? error.httpStatusCode
         error.responseHeaders = headers
         if let body { error.responseBodyData = body }
         return RawResponse(request: request, statusCode: statusCode, headers: headers, error: error,
@@ -161,7 +171,6 @@ final class CurlEngine: HTTPEngine {
             // Set once, never again: libcurl refuses it while an earlier transfer's buffer exists.
             try handle.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
             try handle.set(CURLOPT_ACCEPT_ENCODING, "")
-            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             try handle.set(CURLOPT_TCP_KEEPALIVE, true)
             try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
@@ -170,6 +179,18 @@ final class CurlEngine: HTTPEngine {
             try setTrustStore(on: handle)
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
+        }
+        // Proxy, HTTP version, stall time-out, Unix socket, DNS overrides, IP version, address check.
+        do {
+            try connectionOptions.apply(to: handle, context: handle.connectionContext)
+        } catch let error as HTTPTransportError {
+            var error = error
+            error.url = url
+            throw error
+        } catch let error as EngineSetupError {
+            throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
+        } catch {
+            throw HTTPTransportError(code: .other, message: "\(error)", url: url)
         }
         return handle
     }

@@ -19,6 +19,8 @@ final class EasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The multi handle used for cancellable transfers, made on first use.
     @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
+    /// What the session-level connection options keep per handle (ConnectionOptions.swift).
+    let connectionContext = ConnectionContext()
 
     init?() {
         ccurl_global_init()

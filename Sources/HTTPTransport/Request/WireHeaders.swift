@@ -1,7 +1,7 @@
 /// The header lines that go on the wire for a request: one rule, used by the engine to build
 /// what it sends and by `curlCommand()` to print it.
 ///
-/// The request's own fields come first, in order; then the session's `User-Agent` and the
+/// The request's own fields come first, in order (but `Proxy-Authorization`); then the session's `User-Agent` and the
 /// `Accept-Encoding` that libcurl decodes, unless the request sets its own; then an empty
 /// `Expect:` for a request that sends a body and sets no `Expect` of its own, so libcurl never
 /// waits for a `100 Continue` (a second round trip, and a one-second stall with servers that
@@ -10,7 +10,9 @@ enum WireHeaders {
     /// The fields to send, in order.
     static func fields(headers: HTTPHeaders, sendsBody: Bool, userAgent: String?,
                        acceptEncoding: String?) -> [HTTPHeaders.Field] {
-        var fields = Array(headers)
+        // Only `Proxy(username:password:)` authenticates to a proxy: a request's own
+        // `Proxy-Authorization` is sent nowhere (through a tunnel it would reach the origin).
+        var fields = headers.filter { !$0.name.caseInsensitiveEquals("Proxy-Authorization") }
         if let userAgent, !headers.contains("User-Agent") {
             fields.append(HTTPHeaders.Field(name: "User-Agent", value: userAgent))
         }

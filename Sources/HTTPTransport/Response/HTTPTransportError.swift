@@ -46,7 +46,8 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         case interceptorFailed = 14
         /// Anything else (see `curlCode` and `message`).
         case other = 15
-        /// The session's `addressPolicy` refused the address a connection would go to; nothing was sent.
+        /// The session's `addressPolicy` refused the address a connection would go to (or a
+        /// proxy it cannot see through); nothing was sent.
         case addressNotAllowed = 16
         /// A redirect from https to plain http, which the session does not follow.
         case insecureRedirect = 17

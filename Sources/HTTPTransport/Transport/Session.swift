@@ -35,6 +35,28 @@ public final class Session: Sendable {
         /// when the session is made). See "Telemetry" in the README.
         public var metricsFactory: (any MetricsFactory)?
 
+        // Connections (README "Configuration"; checked once per session, set on every handle)
+        /// The proxy to send through: `nil` (the default) takes it from the environment as curl
+        /// does (`http_proxy`, `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`, `no_proxy`);
+        /// `.direct` never uses one; a `Proxy` ignores the environment.
+        public var proxy: Proxy? = nil
+        /// Which HTTP version requests use (default `.automatic`: HTTP/2 over TLS when offered).
+        public var httpVersion: HTTPVersion = .automatic
+        /// Fails a transfer with `.timeout` when no data moves for this many seconds, however long
+        /// the request's own time-out is (whole seconds, rounded up; `nil`, the default: no limit).
+        public var stallTimeout: TimeInterval? = nil
+        /// Sends every request over this Unix domain socket (e.g. `/var/run/docker.sock`); the URL
+        /// still gives the `Host` header and the path.
+        public var unixSocketPath: String? = nil
+        /// Addresses to use for `host:port` instead of resolving the name, like curl's
+        /// `--resolve`: `["api.example.com:443": "10.0.0.7"]` (several addresses comma-separated).
+        public var resolveOverrides: [String: String] = [:]
+        /// Which address family connections use (default `.any`).
+        public var ipVersion: IPVersion = .any
+        /// Which addresses connections may go to (default `.any`); `.publicOnly` guards servers that
+        /// fetch URLs their users supply. See `AddressPolicy`.
+        public var addressPolicy: AddressPolicy = .any
+
         /// The defaults.
         public init() {}
     }

@@ -1,0 +1,179 @@
+import Foundation
+
+/// A `Proxy` checked and taken apart: its URL without credentials (what libcurl gets and what
+/// messages show) and the credentials, from the parameters or else from the URL.
+struct ProxyURL: Sendable, Hashable {
+    static let schemes = ["http", "https", "socks5", "socks5h"]
+
+    /// `scheme://host[:port]`, without credentials.
+    let url: String
+    let scheme: String
+    let username: String?
+    let password: String?
+
+    init(_ proxy: Proxy) throws(HTTPTransportError) {
+        let text = proxy.url
+        func invalid(_ reason: String) -> HTTPTransportError {
+            HTTPTransportError(code: .invalidURL, message: "The session's proxy URL '\(Self.redacted(text))' \(reason).")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+            throw invalid("contains spaces or control characters")
+        }
+        guard let schemeEnd = text.range(of: "://") else {
+            throw invalid("has no scheme: write it as http://\(Self.redacted(text)) (or https://, socks5://, socks5h://)")
+        }
+        scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard Self.schemes.contains(scheme) else {
+            throw invalid("has the scheme '\(scheme)', which is not supported: use http://, https://, socks5:// or socks5h://")
+        }
+        let rest = text[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        guard rest[authorityEnd...].isEmpty || rest[authorityEnd...] == "/" else {
+            throw invalid("has a path, query or fragment: a proxy URL is scheme://host:port")
+        }
+        var hostPort = rest[..<authorityEnd]
+        var urlUser: String?, urlPassword: String?
+        if let at = hostPort.lastIndex(of: "@") {
+            let userInfo = hostPort[..<at]
+            hostPort = hostPort[hostPort.index(after: at)...]
+            let colon = userInfo.firstIndex(of: ":")
+            guard let user = String(userInfo[..<(colon ?? userInfo.endIndex)]).removingPercentEncoding,
+                  let password = colon.map({ String(userInfo[userInfo.index(after: $0)...]).removingPercentEncoding }) ?? .some(nil)
+            else { throw invalid("has badly percent-encoded credentials") }
+            urlUser = user
+            urlPassword = password
+        }
+        let (host, port) = try Self.split(hostPort, invalid: invalid)
+        url = "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
+        username = proxy.username ?? urlUser
+        password = proxy.password ?? (proxy.username == nil ? urlPassword : nil)
+    }
+
+    /// The host (IPv6 literals in brackets) and the port, each checked.
+    private static func split(_ hostPort: Substring, invalid: (String) -> HTTPTransportError)
+        throws(HTTPTransportError) -> (host: String, port: Int?) {
+        var host = hostPort
+        var portText: Substring?
+        if hostPort.first == "[" {
+            guard let close = hostPort.firstIndex(of: "]"), IPAddress(hostPort[hostPort.index(after: hostPort.startIndex)..<close]) != nil
+            else { throw invalid("has an invalid IPv6 address") }
+            host = hostPort[...close]
+            let after = hostPort[hostPort.index(after: close)...]
+            if !after.isEmpty {
+                guard after.first == ":" else { throw invalid("has text after its IPv6 address") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = hostPort.lastIndex(of: ":") {
+            host = hostPort[..<colon]
+            portText = hostPort[hostPort.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw invalid("has no host") }
+        guard host.first == "[" || host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
+            throw invalid("has an invalid host name '\(host)'")
+        }
+        guard let portText else { return (String(host), nil) }
+        guard let port = Int(portText), (1...65535).contains(port), portText.allSatisfy(\.isASCII) else {
+            throw invalid("has an invalid port '\(portText)' (1–65535)")
+        }
+        return (String(host), port)
+    }
+
+    /// A proxy URL as it may be shown: without the password.
+    static func redacted(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].lastIndex(of: "@") else {
+            return text
+        }
+        let userInfo = text[schemeEnd.upperBound..<at]
+        let user = userInfo.split(separator: ":", maxSplits: 1).first ?? ""
+        return text[..<schemeEnd.upperBound] + user + (userInfo.contains(":") ? ":***" : "") + text[at...]
+    }
+}
+
+/// libcurl's `no_proxy` matching (7.88, `Curl_check_noproxy`), for deciding up front whether a
+/// request will go through a proxy. Where libcurl's rules are subtle, this answers "proxied",
+/// so that an address policy refuses rather than lets an unchecked connection through.
+struct NoProxyList: Sendable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    /// Whether `host` (as in the URL) is reached without the proxy.
+    func covers(host rawHost: String) -> Bool {
+        if text == "*" { return true }
+        var host = Substring(rawHost)
+        if host.first == "[", host.last == "]" { host = host.dropFirst().dropLast() }
+        // libcurl compares the IDNA (punycode) form; only ASCII names compare the same here.
+        guard !host.isEmpty, host.allSatisfy(\.isASCII) else { return false }
+        let address = host.contains(":") || IPAddress(host) != nil ? IPAddress(host) : nil
+        if address == nil, host.last == "." { host = host.dropLast() }
+        for token in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            if let address {
+                if Self.matches(address: address, text: host, token: token) { return true }
+            } else if Self.matches(name: host, token: token) {
+                return true
+            }
+        }
+        return false
+    }
+
+    private static func matches(name: Substring, token: Substring) -> Bool {
+        var token = token
+        if token.last == "." { token = token.dropLast() }
+        if token.first == "." { token = token.dropFirst() }
+        guard !token.isEmpty else { return false }
+        let name = name.lowercased(), suffix = token.lowercased()
+        return name == suffix || name.hasSuffix("." + suffix)
+    }
+
+    private static func matches(address: IPAddress, text: Substring, token: Substring) -> Bool {
+        guard let slash = token.firstIndex(of: "/") else {
+            return token.lowercased() == text.lowercased()
+        }
+        guard let network = IPAddress(token[..<slash]), network.family == address.family,
+              let bits = Int(token[token.index(after: slash)...]) else { return false }
+        let width = address.family == .v4 ? 32 : 128
+        guard bits >= 0, bits <= width else { return false }
+        if bits == 0 || bits == width { return network == address }
+        // Compare the top `bits` of the 128-bit value (IPv4 sits in the low 32 bits).
+        let shift = UInt64(width - bits)
+        func top(_ value: IPAddress) -> (UInt64, UInt64) {
+            if value.family == .v4 { return (0, value.low >> shift) }
+            if shift >= 64 { return (value.high >> (shift - 64), 0) }
+            return (value.high, value.low >> shift)
+        }
+        return top(network) == top(address)
+    }
+}
+
+/// The proxy that libcurl takes from the environment when `Session.Configuration.proxy` is nil
+/// (libcurl 7.88, `detect_proxy`): `no_proxy` (else `NO_PROXY`) exempts hosts; then
+/// `http_proxy` (lower case only) for `http://`, `https_proxy` (else `HTTPS_PROXY`) for
+/// `https://`; then `all_proxy` (else `ALL_PROXY`). Empty variables count as unset.
+struct ProxyEnvironment: Sendable {
+    let value: @Sendable (String) -> String?
+
+    /// The process's environment, read at each call (libcurl reads it at each transfer).
+    static let process = ProxyEnvironment { name in
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// The variable and proxy URL libcurl would use for a request, or nil for a direct connection.
+    func proxy(scheme: String, host: String) -> (variable: String, url: String)? {
+        if let exempt = first(of: ["no_proxy", "NO_PROXY"]), NoProxyList(exempt.value).covers(host: host) { return nil }
+        let names: [String]
+        switch scheme.lowercased() {
+        case "http": names = ["http_proxy"]
+        case "https": names = ["https_proxy", "HTTPS_PROXY"]
+        default: names = []
+        }
+        return first(of: names + ["all_proxy", "ALL_PROXY"]).map { (variable: $0.name, url: $0.value) }
+    }
+
+    private func first(of names: [String]) -> (name: String, value: String)? {
+        for name in names {
+            if let found = value(name), !found.isEmpty { return (name, found) }
+        }
+        return nil
+    }
+}
