@@ -19,7 +19,7 @@ import Foundation
 /// to the query. One body encoding wins: the encoding of the last `.json`, `.propertyList` or
 /// `.form` set; the sets of the other body encodings are not sent. `.custom` sets run last, in
 /// order, each on the request resolved so far.
-public struct HTTPRequest: HTTPRequestEnvelope {
+public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
     /// The request method.
     public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
         case get = "GET"
@@ -52,7 +52,7 @@ public struct HTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor]
     public var session: Session?
     public var timeout: TimeInterval
-    public var baseInterceptorCounts: BaseInterceptorCounts
+    var notes: RequestNotes
     /// Where the response body goes when it should be written to a file (see `downloading(to:)`).
     public var download: Download?
     /// A file sent as the raw request body, streamed from disk (see `uploading(file:contentType:)`).
@@ -78,16 +78,19 @@ public struct HTTPRequest: HTTPRequestEnvelope {
         self.responseInterceptors = responseInterceptors + (base?.responseInterceptors ?? [])
         self.session = session ?? base?.session
         self.timeout = timeout ?? base?.timeout ?? Self.defaultTimeout
-        self.baseInterceptorCounts = BaseInterceptorCounts(request: base?.requestInterceptors.count ?? 0,
-                                                           response: base?.responseInterceptors.count ?? 0)
+        self.notes = RequestNotes(base: base)
         self.download = nil
         self.bodyFile = nil
     }
 
     /// Resolves the request into the wire form: endpoint parsed, parameters merged and encoded.
     public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try wireRequest(endpoints: nil)
+    }
+
+    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
         try RequestResolver.resolve(self, bodyRule: bodyFile.map(RequestResolver.BodyRule.file) ?? .parameters,
-                                    download: download)
+                                    download: download, endpoints: endpoints)
     }
 
     /// A copy that sends the file as its raw body, streamed from disk (e.g. a `PUT` of a file).

@@ -19,26 +19,8 @@ public protocol HTTPRequestEnvelope: Sendable {
     var session: Session? { get set }
     /// Seconds the whole exchange may take (default 30).
     var timeout: TimeInterval { get set }
-    /// How many of the interceptors at the end of each list came from a base request; the
-    /// request's own interceptors (including those added by `with(interceptors:)`) run before them.
-    var baseInterceptorCounts: BaseInterceptorCounts { get set }
-
     /// The wire form of the request.
     func resolve() throws(HTTPTransportError) -> RawRequest
-}
-
-/// How many interceptors a request inherited from its base request (see `HTTPRequestEnvelope`).
-public struct BaseInterceptorCounts: Sendable, Hashable {
-    /// Inherited request interceptors, at the end of `requestInterceptors`.
-    public var request: Int
-    /// Inherited response interceptors, at the end of `responseInterceptors`.
-    public var response: Int
-
-    /// Counts of inherited interceptors.
-    public init(request: Int = 0, response: Int = 0) {
-        self.request = request
-        self.response = response
-    }
 }
 
 extension HTTPRequestEnvelope {
@@ -49,15 +31,23 @@ extension HTTPRequestEnvelope {
         return copy
     }
 
-    /// A copy that also sends the cookie `name=value` in its `Cookie` header.
+    /// A copy that also sends the cookie `name=value` in its `Cookie` header. A name that is not
+    /// a token, or a name or value with `;` or a control character (which would smuggle another
+    /// cookie or header in), makes the send fail with `.encodingFailed` before anything is sent.
     public func with(cookieName name: String, value: String) -> Self {
+        guard HeaderFieldRules.isToken(name), CookieParser.isSendable(name: name, value: value) else {
+            return changingNotes { notes in
+                notes.problem = "The cookie \(name.debugDescription) cannot be sent: a cookie name must be a token and "
+                    + "neither name nor value may contain ';' or control characters."
+            }
+        }
         var copy = self
-        let pair = "\(name)=\(value)"
-        if let key = headers.keys.first(where: { $0.caseInsensitiveEquals("Cookie") }), let existing = headers[key],
-           !existing.isEmpty {
-            copy.headers[key] = existing + "; " + pair
+        let key = headers.keys.first { $0.caseInsensitiveEquals("Cookie") }
+        let joined = CookieHeader.appending(pairs: [(name, value)], to: key.flatMap { headers[$0] }) ?? ""
+        if let key {
+            copy.headers[key] = joined
         } else {
-            copy.headers = RequestBase.headers(["Cookie": pair], base: headers)
+            copy.headers["Cookie"] = joined
         }
         return copy
     }
@@ -94,7 +84,7 @@ extension HTTPRequestEnvelope {
     /// A copy with request interceptors appended to its own (which run before its base's).
     public func with(interceptors: [any HTTPRequestInterceptor]) -> Self {
         var copy = self
-        let inherited = min(copy.baseInterceptorCounts.request, copy.requestInterceptors.count)
+        let inherited = min(recordedNotes.inheritedRequestInterceptors, copy.requestInterceptors.count)
         copy.requestInterceptors.insert(contentsOf: interceptors, at: copy.requestInterceptors.count - inherited)
         return copy
     }
@@ -102,7 +92,7 @@ extension HTTPRequestEnvelope {
     /// A copy with response interceptors appended to its own (which run before its base's).
     public func with(interceptors: [any HTTPResponseInterceptor]) -> Self {
         var copy = self
-        let inherited = min(copy.baseInterceptorCounts.response, copy.responseInterceptors.count)
+        let inherited = min(recordedNotes.inheritedResponseInterceptors, copy.responseInterceptors.count)
         copy.responseInterceptors.insert(contentsOf: interceptors, at: copy.responseInterceptors.count - inherited)
         return copy
     }

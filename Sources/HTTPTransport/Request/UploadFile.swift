@@ -9,7 +9,8 @@ import Glibc
 enum UploadFile {
     /// Why `file` cannot be read as a body, or `nil` when it can.
     static func problem(with file: URL) -> String? {
-        let descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: opening a FIFO for reading would otherwise wait for a writer.
+        let descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
         var info = stat()

@@ -2,7 +2,7 @@ import Foundation
 
 /// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
 /// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
-public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
+public struct DataUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
     public var httpMethod: HTTPRequest.HTTPMethod = .post
     public var endpoint = ""
     public var headers: [String: String] = [:]
@@ -11,7 +11,7 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
     public var timeout = HTTPRequest.defaultTimeout
-    public var baseInterceptorCounts = BaseInterceptorCounts()
+    var notes = RequestNotes(base: nil)
     /// The body.
     public var data: Data
 
@@ -36,14 +36,18 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope {
     }
 
     public func resolve() throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .data(data))
+        try wireRequest(endpoints: nil)
+    }
+
+    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: .data(data), endpoints: endpoints)
     }
 }
 
 /// A `multipart/form-data` upload of one file (streamed from disk) or one in-memory part
 /// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
 /// extra form fields after the file, `.json` sets are ignored.
-public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
+public struct FileUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
     public var httpMethod: HTTPRequest.HTTPMethod = .post
     public var endpoint = ""
     public var headers: [String: String] = [:]
@@ -52,7 +56,7 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
     public var responseInterceptors: [any HTTPResponseInterceptor] = []
     public var session: Session?
     public var timeout = HTTPRequest.defaultTimeout
-    public var baseInterceptorCounts = BaseInterceptorCounts()
+    var notes = RequestNotes(base: nil)
     /// The file part.
     public var fileMultipart: FileMultipart
 
@@ -77,7 +81,11 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope {
     }
 
     public func resolve() throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .multipart(fileMultipart))
+        try wireRequest(endpoints: nil)
+    }
+
+    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: .multipart(fileMultipart), endpoints: endpoints)
     }
 }
 
@@ -119,7 +127,7 @@ public struct FileMultipart: Sendable, Hashable {
     }
 }
 
-extension HTTPRequestEnvelope {
+extension NotedRequest {
     /// Takes every shared field from `request` (how the upload types apply the base-request rules).
     mutating func adopt(_ request: HTTPRequest) {
         httpMethod = request.httpMethod
@@ -130,6 +138,6 @@ extension HTTPRequestEnvelope {
         responseInterceptors = request.responseInterceptors
         session = request.session
         timeout = request.timeout
-        baseInterceptorCounts = request.baseInterceptorCounts
+        notes = request.notes
     }
 }

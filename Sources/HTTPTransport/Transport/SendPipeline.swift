@@ -78,7 +78,7 @@ struct SendPipeline {
     /// Resolve: the request value in its wire form (base merged, URL parsed, parameters encoded).
     private func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
         do {
-            return try request.resolve()
+            return try request.resolve(endpoints: session.parsedEndpoints)
         } catch {
             var error = error
             if error.url == nil { error.url = request.endpoint }

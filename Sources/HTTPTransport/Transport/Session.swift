@@ -67,6 +67,8 @@ public final class Session: Sendable {
     public let configuration: Configuration
     /// What performs exchanges: libcurl, unless another engine was given.
     public let engine: any HTTPEngine
+    /// Endpoints this session parsed recently (see `ParsedEndpoints`).
+    let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
 
