@@ -25,9 +25,10 @@ enum RequestResolver {
         let url = try withQuery(of: sets, appendedTo: parseURL(request.endpoint, endpoints: endpoints))
         var headers = HTTPHeaders(request.headers)
         let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url.absoluteString)
-        let raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout,
+        var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout,
                              download: download)
-        return try applyingCustomEncodings(of: sets, to: raw)
+        if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
+        return raw
     }
 
     /// Parses an endpoint into an absolute http(s) URL (through the session's `endpoints` when
@@ -64,10 +65,8 @@ enum RequestResolver {
     }
 
     /// The `.custom` sets, in order, each on the request resolved so far.
-    private static func applyingCustomEncodings(of sets: [HTTPRequestParameters],
-                                                to request: RawRequest) throws(HTTPTransportError) -> RawRequest {
-        guard sets.contains(where: { if case .custom = $0.encoding { true } else { false } }) else { return request }
-        var request = request
+    private static func applyCustomEncodings(of sets: [HTTPRequestParameters],
+                                             to request: inout RawRequest) throws(HTTPTransportError) {
         for set in sets {
             guard case .custom(let encode) = set.encoding else { continue }
             try checkSupported(set.values, encoding: "custom")
@@ -80,7 +79,6 @@ enum RequestResolver {
                                          url: request.url.absoluteString, underlyingError: error)
             }
         }
-        return request
     }
 
     /// The sets of one encoding merged into one dictionary (later keys win); nil when none.

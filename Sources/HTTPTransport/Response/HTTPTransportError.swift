@@ -54,35 +54,90 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
     }
 
     /// The kind of failure.
-    public var code: Code
+    public var code: Code {
+        get { box.fields.code }
+        set { change { $0.code = newValue } }
+    }
     /// A human-readable explanation, naming what went wrong and where (URLs in it redacted).
     public var message: String {
-        get { redactedMessage }
-        set { redactedMessage = Self.redacted(newValue) }
+        get { box.fields.message }
+        set { change { $0.message = Self.redacted(newValue) } }
     }
-    private var redactedMessage: String
     /// The request URL when one is known; the raw endpoint string for an invalid URL.
-    public var url: String?
+    public var url: String? {
+        get { box.fields.url }
+        set { change { $0.url = newValue } }
+    }
     /// The response status, when a response arrived.
-    public var httpStatusCode: HTTPStatusCode?
+    public var httpStatusCode: HTTPStatusCode? {
+        get { box.fields.httpStatusCode }
+        set { change { $0.httpStatusCode = newValue } }
+    }
     /// The response headers, when a response arrived.
-    public var responseHeaders: HTTPHeaders
+    public var responseHeaders: HTTPHeaders {
+        get { box.fields.responseHeaders }
+        set { change { $0.responseHeaders = newValue } }
+    }
     /// The response body, when a response arrived.
-    public var responseBodyData: Data?
+    public var responseBodyData: Data? {
+        get { box.fields.responseBodyData }
+        set { change { $0.responseBodyData = newValue } }
+    }
     /// The error code found in the response body (set by `ClarifyErrorInterceptor`).
-    public var responseBodyErrorCode: String?
+    public var responseBodyErrorCode: String? {
+        get { box.fields.responseBodyErrorCode }
+        set { change { $0.responseBodyErrorCode = newValue } }
+    }
     /// The error message found in the response body (set by `ClarifyErrorInterceptor`).
-    public var responseBodyErrorMessage: String?
+    public var responseBodyErrorMessage: String? {
+        get { box.fields.responseBodyErrorMessage }
+        set { change { $0.responseBodyErrorMessage = newValue } }
+    }
     /// libcurl's `CURLcode`, when libcurl reported the failure.
-    public var curlCode: Int?
+    public var curlCode: Int? {
+        get { box.fields.curlCode }
+        set { change { $0.curlCode = newValue } }
+    }
     /// libcurl's error-buffer text, when there was one (URLs in it redacted).
     public var curlMessage: String? {
-        get { redactedCurlMessage }
-        set { redactedCurlMessage = newValue.map(Self.redacted) }
+        get { box.fields.curlMessage }
+        set { change { $0.curlMessage = newValue.map(Self.redacted) } }
     }
-    private var redactedCurlMessage: String?
     /// The error that caused this one (e.g. what an interceptor threw), if any.
-    public var underlyingError: (any Error & Sendable)?
+    public var underlyingError: (any Error & Sendable)? {
+        get { box.fields.underlyingError }
+        set { change { $0.underlyingError = newValue } }
+    }
+
+    /// The fields, kept behind one reference (copy-on-write): an error rides along in every
+    /// response value the pipeline passes on, usually as nil, and a one-word optional copies for
+    /// the price of a pointer.
+    private struct Fields: Sendable {
+        var code: Code
+        var message: String
+        var url: String?
+        var httpStatusCode: HTTPStatusCode?
+        var responseHeaders: HTTPHeaders
+        var responseBodyData: Data?
+        var responseBodyErrorCode: String?
+        var responseBodyErrorMessage: String?
+        var curlCode: Int?
+        var curlMessage: String?
+        var underlyingError: (any Error & Sendable)?
+    }
+
+    /// Changed only while uniquely referenced (see `change`), so sharing it is safe.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        body(&box.fields)
+    }
 
     /// A failure of the given kind.
     public init(
@@ -96,15 +151,10 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         curlMessage: String? = nil,
         underlyingError: (any Error & Sendable)? = nil
     ) {
-        self.code = code
-        self.redactedMessage = Self.redacted(message)
-        self.url = url
-        self.httpStatusCode = httpStatusCode
-        self.responseHeaders = responseHeaders
-        self.responseBodyData = responseBodyData
-        self.curlCode = curlCode
-        self.redactedCurlMessage = curlMessage.map(Self.redacted)
-        self.underlyingError = underlyingError
+        box = Box(Fields(
+            code: code, message: Self.redacted(message), url: url, httpStatusCode: httpStatusCode,
+            responseHeaders: responseHeaders, responseBodyData: responseBodyData, curlCode: curlCode,
+            curlMessage: curlMessage.map(Self.redacted), underlyingError: underlyingError))
     }
 
     /// The response body as UTF-8 text.
