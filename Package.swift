@@ -20,10 +20,13 @@ let package = Package(
                 .linkedLibrary("crypto"),
             ]
         ),
+        // OpenSSL's SHA-256 for the HTTP cache (libcrypto only; not swift-crypto, which is heavy to build).
+        .systemLibrary(name: "COpenSSLDigest", path: "Sources/COpenSSLDigest"),
         .target(
             name: "HTTPTransport",
             dependencies: [
                 "CCurl",
+                "COpenSSLDigest",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

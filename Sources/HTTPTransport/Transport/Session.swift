@@ -19,6 +19,11 @@ public final class Session: Sendable {
         public var idleHandleTimeout: TimeInterval = 120
         /// The `User-Agent` sent when a request sets none.
         public var userAgent: String = HTTPTransport.defaultUserAgent
+        /// Request headers that carry credentials (setting it replaces the list). The cache keys
+        /// stored responses by a digest of their values, so one user's response never reaches another.
+        public var credentialHeaders: [String] = ["Authorization", "Proxy-Authorization"]
+        /// The HTTP cache, or nil (the default) for none. See `HTTPCache`.
+        public var cache: HTTPCache?
 
         /// The defaults.
         public init() {}
