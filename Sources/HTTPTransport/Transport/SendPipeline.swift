@@ -72,8 +72,12 @@ struct SendPipeline {
                 return (.failure(error: error), nil)
             }
 
-            // 3. The engine performs the exchange.
-            var response = session.engine.execute(sent, control: control)
+            // 3. The cache answers, or the engine performs the exchange.
+            var response = session.configuration.cache.map { cache in
+                cache.exchange(sent, credentialHeaders: session.configuration.credentialHeaders) {
+                    session.engine.execute($0, control: control)
+                }
+            } ?? session.engine.execute(sent, control: control)
             response.metrics.redirectCount = redirects
 
             // 4. Redirects are followed here, so every hop passes the interceptors.
