@@ -15,6 +15,31 @@ final class CacheStorageTests: XCTestCase {
         XCTAssertEqual(try resource.count(), 1)
     }
 
+    func testAnInstanceServesAnEntryThatAnotherInstanceReplaced() throws {
+        let directory = try temporaryCacheDirectory()
+        let resource = CachedResource(["cc": "max-age=60", "etag": "1"])
+        let first = cachingTransport(HTTPCache(directory: directory))
+        let second = cachingTransport(HTTPCache(directory: directory))
+        _ = try sendOK(first, resource.request)
+        XCTAssertEqual(try sendOK(first, resource.request).metrics.cacheStatus, .hit)  // decoded and kept by `first`
+        try resource.bump()
+        let replaced = try sendOK(second, resource.request.with(header: "Cache-Control", value: "no-cache"))
+        XCTAssertEqual(try cacheBody(replaced)["version"] as? Int, 2)
+        let seen = try sendOK(first, resource.request)
+        XCTAssertEqual(seen.metrics.cacheStatus, .hit)
+        XCTAssertEqual(try cacheBody(seen)["version"] as? Int, 2)
+    }
+
+    func testAnInstanceMissesAnEntryThatAnotherInstanceRemoved() throws {
+        let directory = try temporaryCacheDirectory()
+        let resource = CachedResource(["cc": "max-age=60"])
+        let first = cachingTransport(HTTPCache(directory: directory))
+        _ = try sendOK(first, resource.request)
+        XCTAssertEqual(try sendOK(first, resource.request).metrics.cacheStatus, .hit)
+        _ = try sendOK(cachingTransport(HTTPCache(directory: directory)), HTTPRequest(httpMethod: .delete, endpoint: resource.url))
+        XCTAssertEqual(try sendOK(first, resource.request).metrics.cacheStatus, .miss)
+    }
+
     func testATruncatedEntryFileIsAMissAndIsReplaced() throws {
         try assertDamagedEntryIsAMiss { data in data.prefix(data.count - 10) }
     }

@@ -20,12 +20,17 @@ struct CacheFreshness: Sendable, Equatable {
     /// The longest heuristic lifetime: a day (RFC 7234 asked for a warning beyond it).
     static let heuristicCap: Double = 86_400
 
+    init(currentAge: Double, lifetime: Double) {
+        self.currentAge = currentAge
+        self.lifetime = lifetime
+    }
+
     /// The figures for a response received between `requestTime` and `responseTime`, at `now`.
     init(status: Int, headers: HTTPHeaders, directives: CacheDirectives,
          requestTime: Double, responseTime: Double, now: Double) {
         let date = Self.dateValue(headers, responseTime: responseTime)
         lifetime = Self.lifetime(status: status, headers: headers, directives: directives, date: date)
-        currentAge = Self.currentAge(headers: headers, date: date, requestTime: requestTime,
+        currentAge = Self.currentAge(ageValue: Self.ageValue(headers), date: date, requestTime: requestTime,
                                      responseTime: responseTime, now: now)
     }
 
@@ -58,14 +63,18 @@ struct CacheFreshness: Sendable, Equatable {
 
     /// `current_age` (§4.2.3): the larger of the apparent age and the `Age` field plus the
     /// response delay, plus the time spent in this cache.
-    static func currentAge(headers: HTTPHeaders, date: Double, requestTime: Double, responseTime: Double,
+    static func currentAge(ageValue: Double, date: Double, requestTime: Double, responseTime: Double,
                            now: Double) -> Double {
         let apparentAge = max(0, responseTime - date)
-        let ageValue = headers.first("Age").flatMap(CacheDirectives.deltaSeconds).map(Double.init) ?? 0
         let responseDelay = max(0, responseTime - requestTime)
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         let residentTime = max(0, now - responseTime)
         return correctedInitialAge + residentTime
+    }
+
+    /// `age_value`: the `Age` field in seconds, 0 when absent or unreadable.
+    static func ageValue(_ headers: HTTPHeaders) -> Double {
+        headers.first("Age").flatMap(CacheDirectives.deltaSeconds).map(Double.init) ?? 0
     }
 
     /// An HTTP-date in any of the three formats of RFC 9110 §5.6.7 (IMF-fixdate, RFC 850,

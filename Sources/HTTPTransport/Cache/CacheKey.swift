@@ -8,8 +8,6 @@ import Foundation
 struct CacheKey: Hashable, Sendable {
     /// The absolute URL without its fragment (a fragment never reaches the server).
     let url: String
-    /// SHA-256 of `url`, as hex: the name of the URL's folder in a cache directory.
-    let urlDigest: String
     /// SHA-256 of the credential headers' names and values, as hex.
     let credentialDigest: String
 
@@ -17,28 +15,30 @@ struct CacheKey: Hashable, Sendable {
     /// as a credential too (a session cookie is a token like any other).
     init(request: RawRequest, credentialHeaders: [String]) {
         url = Self.url(request.url)
-        urlDigest = SHA256Digest.hex(of: Data(url.utf8))
-        var names = Set(credentialHeaders.map { $0.lowercased() })
-        names.insert("cookie")
-        credentialDigest = SHA256Digest.hex(of: Self.fieldsDigestInput(names: names.sorted(), headers: request.headers))
+        var names = credentialHeaders.map { $0.lowercased() }
+        names.append("cookie")
+        names.sort()
+        credentialDigest = SHA256Digest.hex(of: Self.fieldsDigestInput(names: names, headers: request.headers))
     }
 
     /// `url` as a key: absolute, without a fragment.
     static func url(_ url: URL) -> String {
         let text = url.absoluteString
-        guard let hash = text.firstIndex(of: "#") else { return text }
+        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
         return String(text[..<hash])
     }
 
     /// An unambiguous byte string of the named request fields (length-prefixed, so no choice of
     /// values can make two different sets of fields read alike). Absent and empty differ.
-    static func fieldsDigestInput(names: [String], headers: HTTPHeaders) -> Data {
-        var bytes = Data()
+    /// `names` are sorted and lower-case; a name repeated in a row counts once.
+    static func fieldsDigestInput(names: [String], headers: HTTPHeaders) -> [UInt8] {
+        var bytes: [UInt8] = []
         func append(_ text: String) {
-            bytes.append(contentsOf: "\(text.utf8.count):".utf8)
+            bytes.append(contentsOf: String(text.utf8.count).utf8)
+            bytes.append(UInt8(ascii: ":"))
             bytes.append(contentsOf: text.utf8)
         }
-        for name in names {
+        for (index, name) in names.enumerated() where index == 0 || names[index - 1] != name {
             append(name)
             let values = headers.values(name)
             if values.isEmpty {
@@ -73,7 +73,7 @@ struct VaryRule: Sendable, Equatable {
         var names = Set<String>()
         for line in responseHeaders.values("Vary") {
             for name in line.split(separator: ",") {
-                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let trimmed = name.trimmingHeaderWhitespace().lowercased()
                 if trimmed == "*" { return nil }
                 if !trimmed.isEmpty { names.insert(trimmed) }
             }
@@ -85,8 +85,11 @@ struct VaryRule: Sendable, Equatable {
 
     /// The digest of `request`'s values of these fields, as hex.
     func digest(of request: RawRequest) -> String {
-        SHA256Digest.hex(of: CacheKey.fieldsDigestInput(names: names, headers: request.headers))
+        names.isEmpty ? Self.noFieldsDigest : SHA256Digest.hex(of: CacheKey.fieldsDigestInput(names: names, headers: request.headers))
     }
+
+    /// The digest when `Vary` names nothing, the common case.
+    private static let noFieldsDigest = SHA256Digest.hex(of: [UInt8]())
 }
 
 /// SHA-256 through OpenSSL's libcrypto.

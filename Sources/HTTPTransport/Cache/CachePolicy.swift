@@ -63,10 +63,8 @@ enum CachePolicy {
             .filter { $0.varyDigest == $0.vary.digest(of: request) }
             .max { $0.responseTime < $1.responseTime }
         guard let stored else { return directives.onlyIfCached ? .unsatisfiable : .network(replacing: nil) }
-        let storedDirectives = CacheDirectives(stored.headers)
-        let freshness = CacheFreshness(status: stored.status, headers: stored.headers, directives: storedDirectives,
-                                       requestTime: stored.requestTime, responseTime: stored.responseTime, now: now)
-        if isUsableWithoutValidation(freshness, request: directives, response: storedDirectives) {
+        let freshness = stored.freshness(now: now)
+        if isUsableWithoutValidation(freshness, request: directives, response: stored.directives) {
             return .serve(stored, age: freshness.currentAge)
         }
         if directives.onlyIfCached { return .unsatisfiable }
@@ -111,8 +109,8 @@ enum CachePolicy {
     }
 
     private static func opaqueTag(_ tag: String) -> Substring {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)
-        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+        let trimmed = tag.trimmingHeaderWhitespace()
+        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
     }
 
     /// `stored` freshened by a `304` (§4.3.4 and §3.2): the 304's fields replace the stored ones
@@ -125,11 +123,7 @@ enum CachePolicy {
         replaced.insert("age")
         var fields = stored.headers.filter { !replaced.contains($0.name.lowercased()) }
         fields.append(contentsOf: incoming)
-        var updated = stored
-        updated.headers = HTTPHeaders(fields)
-        updated.requestTime = requestTime
-        updated.responseTime = responseTime
-        return updated
+        return stored.with(headers: HTTPHeaders(fields), requestTime: requestTime, responseTime: responseTime)
     }
 
     /// The fields of a response that a cache keeps (§3.1): without the hop-by-hop fields, those
@@ -138,7 +132,7 @@ enum CachePolicy {
         var dropped = unstoredFields
         for line in headers.values("Connection") {
             for name in line.split(separator: ",") {
-                dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+                dropped.insert(name.trimmingHeaderWhitespace().lowercased())
             }
         }
         return headers.filter { !dropped.contains($0.name.lowercased()) }

@@ -19,6 +19,8 @@ import Glibc
 ///   evicting at once remove a few files too many at worst.
 /// Each process counts what it writes and rescans when its count passes the limit or a quarter
 /// of the limit has been written since its last scan, so other processes' writes are seen too.
+/// Entries already read stay decoded in memory while their file is unchanged (`DecodedEntries`),
+/// so a hit costs a directory listing and a `stat`, not a read and a checksum.
 /// Files are created `0600` and folders `0700`: cached bodies are the user's data. Nothing is
 /// ever removed that does not have the name of an entry, so pointing the cache at a folder that
 /// holds other files does not lose them.
@@ -34,6 +36,7 @@ final class DirectoryCacheStorage: CacheStorage {
     private let temporaryFolder: String
     private let maxBytes: Int64
     private let accounting = Locked(Accounting())
+    private let decoded: DecodedEntries
 
     /// Temporary files older than this are left over from a crashed writer.
     static let abandonedTemporaryAge: Double = 600
@@ -42,42 +45,56 @@ final class DirectoryCacheStorage: CacheStorage {
         root = directory.standardizedFileURL.path
         temporaryFolder = root + "/.tmp"
         self.maxBytes = max(0, maxBytes)
+        decoded = DecodedEntries(maxBytes: maxBytes)
         try? FileManager.default.createDirectory(atPath: temporaryFolder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
     }
 
     func responses(for key: CacheKey) -> [StoredResponse] {
-        let folder = root + "/" + key.urlDigest
+        let folder = folder(for: key.url)
         let prefix = String(key.credentialDigest.prefix(32)) + "-"
         var result: [StoredResponse] = []
-        for name in Self.names(in: folder) where name.hasPrefix(prefix) && Self.isVariantName(name) {
+        for name in EntryFile.names(in: folder) where name.hasPrefix(prefix) && Self.isVariantName(name) {
             let path = folder + "/" + name
-            switch EntryFile.read(path, limit: maxBytes) {
-            case .missing:
-                continue
-            case .corrupt:
-                unlink(path)
-            case .contents(let data):
-                guard let response = StoredResponseCoding.decode(data) else {
-                    unlink(path)
-                    continue
-                }
-                if response.url == key.url, response.credentialDigest == key.credentialDigest,
-                   response.variantName == name {
-                    result.append(response)
-                }
-            }
+            guard let response = read(path), response.url == key.url,
+                  response.credentialDigest == key.credentialDigest, response.variantName == name
+            else { continue }
+            result.append(response)
         }
         return result
+    }
+
+    /// The entry at `path`: decoded already while the file is unchanged, else read and checked.
+    /// A damaged file is removed; a vanished one is nothing.
+    private func read(_ path: String) -> StoredResponse? {
+        guard let identity = EntryFile.identity(path) else {
+            decoded.forget(path)
+            return nil
+        }
+        if let known = decoded.response(at: path, identity: identity) { return known }
+        switch EntryFile.read(path, limit: maxBytes) {
+        case .missing:
+            return nil
+        case .corrupt:
+            unlink(path)
+            return nil
+        case .contents(let data, let identity):
+            guard let response = StoredResponseCoding.decode(data) else {
+                unlink(path)
+                return nil
+            }
+            decoded.remember(response, at: path, identity: identity)
+            return response
+        }
     }
 
     func store(_ response: StoredResponse) {
         let data = StoredResponseCoding.encode(response)
         guard Int64(data.count) <= maxBytes else { return }
-        let folder = root + "/" + SHA256Digest.hex(of: Data(response.url.utf8))
+        let folder = folder(for: response.url)
         let path = folder + "/" + response.variantName
-        guard let temporary = writeTemporary(data) else { return }
-        let replaced = EntryFile.size(path) ?? 0
+        guard let (temporary, identity) = writeTemporary(data) else { return }
+        let replaced = EntryFile.identity(path)?.size ?? 0
         var moved = rename(temporary, path) == 0
         if !moved, errno == ENOENT {
             // The URL's folder is new, or another process removed it a moment ago.
@@ -88,6 +105,7 @@ final class DirectoryCacheStorage: CacheStorage {
             unlink(temporary)
             return
         }
+        decoded.remember(response, at: path, identity: identity)
         let needsScan = accounting.withLock { accounting -> Bool in
             accounting.writtenSinceScan += Int64(data.count)
             accounting.estimate = accounting.estimate.map { $0 + Int64(data.count) - replaced }
@@ -100,23 +118,25 @@ final class DirectoryCacheStorage: CacheStorage {
     }
 
     func recordUse(of response: StoredResponse) {
-        let folder = root + "/" + SHA256Digest.hex(of: Data(response.url.utf8))
-        EntryFile.touch(folder + "/" + response.variantName)
+        let path = folder(for: response.url) + "/" + response.variantName
+        if let time = EntryFile.touch(path) { decoded.restamp(path, modified: time) }
     }
 
     func remove(_ response: StoredResponse) {
-        let folder = root + "/" + SHA256Digest.hex(of: Data(response.url.utf8))
-        unlink(folder + "/" + response.variantName)
+        let path = folder(for: response.url) + "/" + response.variantName
+        unlink(path)
+        decoded.forget(path)
     }
 
     func removeAll(url: String) {
-        removeFolder(root + "/" + SHA256Digest.hex(of: Data(url.utf8)))
+        removeFolder(folder(for: url))
     }
 
     func removeAll() {
-        for name in Self.names(in: root) where Self.isDigestName(name) {
+        for name in EntryFile.names(in: root) where Self.isDigestName(name) {
             removeFolder(root + "/" + name)
         }
+        decoded.forgetAll()
         removeAbandonedTemporaries()
         accounting.withLock { accounting in
             accounting.estimate = nil
@@ -126,14 +146,15 @@ final class DirectoryCacheStorage: CacheStorage {
 
     // MARK: Writing
 
-    /// Writes `data` to a new temporary file stamped with the current time; its path, or nil.
-    private func writeTemporary(_ data: Data) -> String? {
+    /// Writes `data` to a new temporary file stamped with the current time; its path and
+    /// identity, or nil.
+    private func writeTemporary(_ data: Data) -> (path: String, identity: EntryFile.Identity)? {
         let path = temporaryFolder + "/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        if EntryFile.write(data, to: path) { return path }
+        if let identity = EntryFile.write(data, to: path) { return (path, identity) }
         // The folder may have been removed by hand or by another process: make it and retry once.
         try? FileManager.default.createDirectory(atPath: temporaryFolder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        return EntryFile.write(data, to: path) ? path : nil
+        return EntryFile.write(data, to: path).map { (path, $0) }
     }
 
     // MARK: Eviction
@@ -142,12 +163,12 @@ final class DirectoryCacheStorage: CacheStorage {
     /// records the total. Runs outside the lock (only one scan per process at a time).
     private func scanAndEvict() {
         var entries: [(path: String, folder: String, size: Int64, used: Double)] = []
-        for folderName in Self.names(in: root) where Self.isDigestName(folderName) {
+        for folderName in EntryFile.names(in: root) where Self.isDigestName(folderName) {
             let folder = root + "/" + folderName
-            for name in Self.names(in: folder) where Self.isVariantName(name) {
+            for name in EntryFile.names(in: folder) where Self.isVariantName(name) {
                 let path = folder + "/" + name
-                if let status = EntryFile.status(path) {
-                    entries.append((path, folder, status.size, status.modified))
+                if let identity = EntryFile.identity(path) {
+                    entries.append((path, folder, identity.size, identity.modified))
                 }
             }
         }
@@ -159,6 +180,7 @@ final class DirectoryCacheStorage: CacheStorage {
                 if unlink(entry.path) == 0 || errno == ENOENT {
                     total -= entry.size
                     emptied.insert(entry.folder)
+                    decoded.forget(entry.path)
                 }
             }
             // Fails harmlessly on a folder that still holds entries (or just got a new one).
@@ -173,17 +195,18 @@ final class DirectoryCacheStorage: CacheStorage {
     }
 
     private func removeFolder(_ folder: String) {
-        for name in Self.names(in: folder) where Self.isVariantName(name) {
+        for name in EntryFile.names(in: folder) where Self.isVariantName(name) {
             unlink(folder + "/" + name)
         }
         rmdir(folder)
+        decoded.forget(folder: folder)
     }
 
     private func removeAbandonedTemporaries() {
         let now = Date().timeIntervalSince1970
-        for name in Self.names(in: temporaryFolder) where name.hasSuffix(".tmp") {
+        for name in EntryFile.names(in: temporaryFolder) where name.hasSuffix(".tmp") {
             let path = temporaryFolder + "/" + name
-            if let status = EntryFile.status(path), now - status.modified > Self.abandonedTemporaryAge {
+            if let identity = EntryFile.identity(path), now - identity.modified > Self.abandonedTemporaryAge {
                 unlink(path)
             }
         }
@@ -191,8 +214,9 @@ final class DirectoryCacheStorage: CacheStorage {
 
     // MARK: Names
 
-    private static func names(in folder: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    /// The folder of a URL's entries: the SHA-256 of the URL, as hex.
+    private func folder(for url: String) -> String {
+        root + "/" + SHA256Digest.hex(of: Array(url.utf8))
     }
 
     /// 64 lower-case hex digits: a URL's folder.

@@ -2,7 +2,8 @@ import Foundation
 
 /// A response as the cache keeps it: what is served on a hit, plus what selects it (URL,
 /// credential digest, `Vary` rule and the digest of the storing request's varied fields) and
-/// when it was fetched (for its age).
+/// when it was fetched (for its age). What a hit needs from its headers (directives, lifetime,
+/// `Date`, `Age`) is read once here, not on every hit.
 struct StoredResponse: Sendable, Equatable {
     /// `CacheKey.url`.
     let url: String
@@ -12,19 +13,54 @@ struct StoredResponse: Sendable, Equatable {
     let vary: VaryRule
     /// The storing request's values of those fields, as a digest.
     let varyDigest: String
-    var status: Int
+    let status: Int
     /// Stored headers: hop-by-hop fields and `Set-Cookie` left out.
-    var headers: HTTPHeaders
-    var body: Data
+    let headers: HTTPHeaders
+    let body: Data
     /// When the request that fetched (or last revalidated) it was sent, seconds since 1970.
-    var requestTime: Double
+    let requestTime: Double
     /// When its response arrived, seconds since 1970.
-    var responseTime: Double
+    let responseTime: Double
 
     /// The variant's name among its URL's stored responses: one per credential and `Vary`
     /// selection (so storing again replaces), made of hex digits and a dash only.
-    var variantName: String {
-        String(credentialDigest.prefix(32)) + "-" + String(varyDigest.prefix(32))
+    let variantName: String
+    /// The response's `Cache-Control`.
+    let directives: CacheDirectives
+    /// `freshness_lifetime`, `date_value` and `age_value` (RFC 9111 §4.2).
+    private let lifetime: Double
+    private let dateValue: Double
+    private let ageValue: Double
+
+    init(url: String, credentialDigest: String, vary: VaryRule, varyDigest: String, status: Int,
+         headers: HTTPHeaders, body: Data, requestTime: Double, responseTime: Double) {
+        self.url = url
+        self.credentialDigest = credentialDigest
+        self.vary = vary
+        self.varyDigest = varyDigest
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        variantName = String(credentialDigest.prefix(32)) + "-" + String(varyDigest.prefix(32))
+        directives = CacheDirectives(headers)
+        dateValue = CacheFreshness.dateValue(headers, responseTime: responseTime)
+        lifetime = CacheFreshness.lifetime(status: status, headers: headers, directives: directives, date: dateValue)
+        ageValue = CacheFreshness.ageValue(headers)
+    }
+
+    /// Its age and lifetime at `now`.
+    func freshness(now: Double) -> CacheFreshness {
+        CacheFreshness(currentAge: CacheFreshness.currentAge(ageValue: ageValue, date: dateValue, requestTime: requestTime,
+                                                              responseTime: responseTime, now: now),
+                       lifetime: lifetime)
+    }
+
+    /// The same response with other headers and times (a 304 freshened it).
+    func with(headers: HTTPHeaders, requestTime: Double, responseTime: Double) -> StoredResponse {
+        StoredResponse(url: url, credentialDigest: credentialDigest, vary: vary, varyDigest: varyDigest, status: status,
+                       headers: headers, body: body, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// The bytes it occupies, roughly: body, header text and a fixed overhead.
