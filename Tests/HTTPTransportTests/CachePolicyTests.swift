@@ -7,6 +7,7 @@ import XCTest
 final class CachePolicyTests: XCTestCase {
     private let url = URL(string: "http://api.test/items?page=1")!
     private let t0 = 1_800_000_000.0
+    private let digester = FieldDigester(salt: FieldDigester.randomSalt())
 
     private func httpDate(_ seconds: Double) -> String {
         let formatter = DateFormatter()
@@ -25,7 +26,7 @@ final class CachePolicyTests: XCTestCase {
     private func stored(_ headers: HTTPHeaders, vary: [String] = [], request: RawRequest? = nil) -> StoredResponse {
         let rule = VaryRule(names: vary)
         return StoredResponse(url: url.absoluteString, credentialDigest: String(repeating: "a", count: 64), vary: rule,
-                              varyDigest: rule.digest(of: request ?? RawRequest(url: url)), status: 200, headers: headers,
+                              varyDigest: rule.digest(of: request ?? RawRequest(url: url), using: digester), status: 200, headers: headers,
                               body: Data("stored".utf8), requestTime: t0, responseTime: t0)
     }
 
@@ -55,6 +56,19 @@ final class CachePolicyTests: XCTestCase {
     func testPragmaNoCacheCountsOnlyForARequestWithoutCacheControl() {
         XCTAssertTrue(CacheDirectives(["Pragma": "no-cache"], isRequest: true).noCache)
         XCTAssertFalse(CacheDirectives(["Pragma": "no-cache", "Cache-Control": "max-age=5"], isRequest: true).noCache)
+    }
+
+    func testFieldDigestsDependOnTheSaltAndOnEveryValue() {
+        let other = FieldDigester(salt: FieldDigester.randomSalt())
+        let names = ["authorization", "cookie"]
+        let alice: HTTPHeaders = ["Authorization": "Bearer alice"]
+        XCTAssertEqual(digester.digest(names, of: alice), digester.digest(names, of: ["authorization": "Bearer alice"]))
+        XCTAssertNotEqual(digester.digest(names, of: alice), other.digest(names, of: alice))
+        XCTAssertNotEqual(digester.digest(names, of: alice), digester.digest(names, of: ["Authorization": "Bearer bob"]))
+        XCTAssertNotEqual(digester.digest(names, of: [:]), digester.digest(names, of: ["Authorization": ""]))
+        // Length prefixes: moving bytes between two fields changes the digest.
+        XCTAssertNotEqual(digester.digest(names, of: ["Authorization": "a", "Cookie": "bc"]),
+                          digester.digest(names, of: ["Authorization": "ab", "Cookie": "c"]))
     }
 
     // MARK: Age and lifetime (RFC 9111 §4.2)
@@ -146,7 +160,7 @@ final class CachePolicyTests: XCTestCase {
     private func decide(_ storedHeaders: HTTPHeaders, request: HTTPHeaders = [:], now: Double) -> CachePolicy.Decision {
         let raw = RawRequest(url: url, headers: request)
         return CachePolicy.decide(raw, directives: CacheDirectives(request, isRequest: true),
-                                  stored: [stored(storedHeaders)], now: now)
+                                  stored: [stored(storedHeaders)], digester: digester, now: now)
     }
 
     func testAFreshResponseIsServedWithItsAge() {
@@ -196,7 +210,7 @@ final class CachePolicyTests: XCTestCase {
         guard case .unsatisfiable = decide(["Cache-Control": "max-age=60", "ETag": "\"v\""], request: request, now: t0 + 61)
         else { return XCTFail("stale with only-if-cached") }
         let nothing = CachePolicy.decide(RawRequest(url: url, headers: request), directives: CacheDirectives(request, isRequest: true),
-                                         stored: [], now: t0)
+                                         stored: [], digester: digester, now: t0)
         guard case .unsatisfiable = nothing else { return XCTFail("nothing stored with only-if-cached") }
     }
 
@@ -205,7 +219,8 @@ final class CachePolicyTests: XCTestCase {
         let candidate = stored(["Cache-Control": "max-age=60", "Vary": "Accept-Language"], vary: ["accept-language"],
                                request: english)
         func decision(_ headers: HTTPHeaders) -> CachePolicy.Decision {
-            CachePolicy.decide(RawRequest(url: url, headers: headers), directives: CacheDirectives(), stored: [candidate], now: t0)
+            CachePolicy.decide(RawRequest(url: url, headers: headers), directives: CacheDirectives(), stored: [candidate],
+                               digester: digester, now: t0)
         }
         guard case .serve = decision(["accept-language": "en"]) else { return XCTFail("same value not served") }
         guard case .network(.none) = decision(["Accept-Language": "fr"]) else { return XCTFail("other value served") }

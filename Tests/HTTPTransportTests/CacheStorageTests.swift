@@ -91,6 +91,18 @@ final class CacheStorageTests: XCTestCase {
         }
     }
 
+    func testADamagedSaltFileIsReplacedAndTheCacheWorks() throws {
+        let directory = try temporaryCacheDirectory()
+        let resource = CachedResource(["cc": "max-age=60"])
+        _ = try sendOK(cachingTransport(HTTPCache(directory: directory)), resource.request)
+        try Data("short".utf8).write(to: directory.appendingPathComponent(".salt"))
+        let transport = cachingTransport(HTTPCache(directory: directory))
+        XCTAssertEqual(try sendOK(transport, resource.request).metrics.cacheStatus, .miss)
+        XCTAssertEqual(try sendOK(transport, resource.request).metrics.cacheStatus, .hit)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent(".salt")).count, 32)
+        XCTAssertEqual(try sendOK(cachingTransport(HTTPCache(directory: directory)), resource.request).metrics.cacheStatus, .hit)
+    }
+
     func testTheLeastRecentlyUsedResponseIsEvictedFirstInMemory() throws {
         try assertLeastRecentlyUsedEviction(HTTPCache(maxBytes: 100_000))
     }
@@ -136,9 +148,10 @@ final class CacheStorageTests: XCTestCase {
         let cache = HTTPCache(directory: directory)
         let resource = CachedResource(["cc": "max-age=60"])
         _ = try sendOK(cachingTransport(cache), resource.request)
-        XCTAssertEqual(cacheEntryFiles(in: directory).count, 2)
+        XCTAssertEqual(cacheEntryFiles(in: directory).count, 1)
         cache.removeAll()
-        XCTAssertEqual(cacheEntryFiles(in: directory).map(\.lastPathComponent), [unrelated.lastPathComponent])
+        XCTAssertEqual(cacheEntryFiles(in: directory), [])
+        XCTAssertEqual(try String(contentsOf: unrelated, encoding: .utf8), "mine")
         XCTAssertEqual(try sendOK(cachingTransport(HTTPCache(directory: directory)), resource.request).metrics.cacheStatus, .miss)
     }
 

@@ -57,10 +57,10 @@ enum CachePolicy {
 
     /// What to do with `request` given the responses stored for its key (RFC 9111 §4).
     static func decide(_ request: RawRequest, directives: CacheDirectives, stored candidates: [StoredResponse],
-                       now: Double) -> Decision {
+                       digester: FieldDigester, now: Double) -> Decision {
         // §4.1: the most recent stored response whose Vary selection matches.
         let stored = candidates
-            .filter { $0.varyDigest == $0.vary.digest(of: request) }
+            .filter { $0.varyDigest == $0.vary.digest(of: request, using: digester) }
             .max { $0.responseTime < $1.responseTime }
         guard let stored else { return directives.onlyIfCached ? .unsatisfiable : .network(replacing: nil) }
         let freshness = stored.freshness(now: now)

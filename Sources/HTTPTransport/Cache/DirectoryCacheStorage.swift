@@ -7,7 +7,8 @@ import Glibc
 /// Responses in a directory, so they survive restarts and can be shared by several processes.
 ///
 /// Layout: `<directory>/<SHA-256 of the URL>/<variant name>`, one file per stored response
-/// (`StoredResponseCoding`), temporary files in `<directory>/.tmp/`. The design needs no lock
+/// (`StoredResponseCoding`), temporary files in `<directory>/.tmp/`, and the salt of the field
+/// digests in `<directory>/.salt`. The design needs no lock
 /// file, because every change is a single atomic file-system operation:
 /// - a write goes to a new temporary file, then `rename(2)` puts it in place: a reader opens
 ///   either the old file or the new one, never half of one;
@@ -37,6 +38,7 @@ final class DirectoryCacheStorage: CacheStorage {
     private let maxBytes: Int64
     private let accounting = Locked(Accounting())
     private let decoded: DecodedEntries
+    let salt: [UInt8]
 
     /// Temporary files older than this are left over from a crashed writer.
     static let abandonedTemporaryAge: Double = 600
@@ -48,6 +50,26 @@ final class DirectoryCacheStorage: CacheStorage {
         decoded = DecodedEntries(maxBytes: maxBytes)
         try? FileManager.default.createDirectory(atPath: temporaryFolder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
+        salt = Self.salt(at: root + "/.salt", temporaryFolder: temporaryFolder)
+    }
+
+    /// The directory's salt: read from `path`, or made and put there when it has none. Creating
+    /// it with `link(2)` lets the first process win a race and the others read its salt; a
+    /// damaged salt file is replaced (entries made with the old salt become misses and are
+    /// evicted in time). Without a usable directory, a salt of this instance's own.
+    private static func salt(at path: String, temporaryFolder: String) -> [UInt8] {
+        func stored() -> [UInt8]? {
+            guard case .contents(let data, _) = EntryFile.read(path, limit: 32), data.count == 32 else { return nil }
+            return Array(data)
+        }
+        if let existing = stored() { return existing }
+        let fresh = FieldDigester.randomSalt()
+        let temporary = temporaryFolder + "/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
+        guard EntryFile.write(Data(fresh), to: temporary) != nil else { return fresh }
+        defer { unlink(temporary) }
+        if link(temporary, path) == 0 { return fresh }
+        if let existing = stored() { return existing }
+        return rename(temporary, path) == 0 ? fresh : (stored() ?? fresh)
     }
 
     func responses(for key: CacheKey) -> [StoredResponse] {

@@ -32,6 +32,7 @@ public final class HTTPCache: Sendable {
     public let maxBytes: Int64
 
     private let storage: any CacheStorage
+    private let digester: FieldDigester
     /// Wall-clock seconds since 1970 (injectable for tests).
     private let clock: @Sendable () -> Double
 
@@ -49,6 +50,7 @@ public final class HTTPCache: Sendable {
         } else {
             storage = MemoryCacheStorage(maxBytes: maxBytes)
         }
+        digester = FieldDigester(salt: storage.salt)
     }
 
     /// Removes every stored response.
@@ -73,9 +75,10 @@ public final class HTTPCache: Sendable {
             return response
         }
         let started = ContinuousClock.now
-        let key = CacheKey(request: request, credentialHeaders: credentialHeaders)
+        let key = CacheKey(request: request, credentialHeaders: credentialHeaders, digester: digester)
         let exchange = Exchange(request: request, key: key, directives: directives)
-        switch CachePolicy.decide(request, directives: directives, stored: storage.responses(for: key), now: clock()) {
+        let stored = storage.responses(for: key)
+        switch CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock()) {
         case .serve(let stored, let age):
             storage.recordUse(of: stored)
             return hit(stored, age: age, request: request, started: started)
@@ -172,7 +175,7 @@ public final class HTTPCache: Sendable {
         }
         let fresh = StoredResponse(
             url: exchange.key.url, credentialDigest: exchange.key.credentialDigest, vary: vary,
-            varyDigest: vary.digest(of: exchange.request), status: status,
+            varyDigest: vary.digest(of: exchange.request, using: digester), status: status,
             headers: HTTPHeaders(CachePolicy.storedHeaders(response.headers)), body: response.data ?? Data(),
             requestTime: requestTime, responseTime: responseTime)
         storage.store(fresh)

@@ -2,6 +2,9 @@ import Foundation
 
 /// Where an `HTTPCache` keeps its responses: in memory, or in a directory.
 protocol CacheStorage: Sendable {
+    /// The salt of the digests of request fields (`FieldDigester`): random per cache, and kept
+    /// in a cache directory so that every instance and process using it agrees.
+    var salt: [UInt8] { get }
     /// Every response stored for the key's URL and credentials (one per `Vary` selection).
     func responses(for key: CacheKey) -> [StoredResponse]
     /// Stores `response`, replacing the one with the same URL and variant name.
@@ -32,6 +35,7 @@ final class MemoryCacheStorage: CacheStorage {
 
     private let maxBytes: Int
     private let state = Locked(State())
+    let salt = FieldDigester.randomSalt()
 
     init(maxBytes: Int64) { self.maxBytes = Int(clamping: maxBytes) }
 

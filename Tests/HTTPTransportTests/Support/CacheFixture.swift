@@ -71,17 +71,14 @@ extension XCTestCase {
         return directory
     }
 
-    /// The entry files under a cache directory (every file but temporary ones).
+    /// The entry files of a cache directory: the files in its URL folders (not the salt, not
+    /// temporary files).
     func cacheEntryFiles(in directory: URL) -> [URL] {
-        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
-        var files: [URL] = []
-        while let url = enumerator?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-               !url.path.contains("/.tmp/") {
-                files.append(url)
-            }
+        let manager = FileManager.default
+        let folders = (try? manager.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        return folders.filter { $0.lastPathComponent != ".tmp" && $0.hasDirectoryPath }.flatMap { folder in
+            (try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         }
-        return files
     }
 }
 
