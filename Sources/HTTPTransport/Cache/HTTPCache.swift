@@ -14,7 +14,7 @@ import Foundation
 /// ```
 ///
 /// What it stores: complete responses to GET requests without a body, keyed by URL, by the
-/// values of the session's `credentialHeaders` and `Cookie` (as a SHA-256 digest: a response
+/// values of the session's `credentialHeaders` and `Cookie` (as a salted SHA-256 digest: a response
 /// stored for one token is never served to another or to none, and no credential is written in
 /// clear) and by the request fields the response's `Vary` names. Downloads to a file, requests
 /// with a body, range requests and requests carrying their own conditional fields pass through
