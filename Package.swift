@@ -29,11 +29,14 @@ let package = Package(
             pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev"])]
         ),
+        // OpenSSL's SHA-256 for the HTTP cache (libcrypto only; not swift-crypto, which is heavy to build).
+        .systemLibrary(name: "COpenSSLDigest", path: "Sources/COpenSSLDigest"),
         .target(
             name: "HTTPTransport",
             dependencies: [
                 "CCurl",
                 "CLibPSL",
+                "COpenSSLDigest",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

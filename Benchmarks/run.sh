@@ -9,7 +9,9 @@
 #          the wire, so (b) − (a') is the cost of the Swift layer alone;
 #          (b) HTTPTransport, default interceptors; (c) HTTPTransport + 10 no-op request and
 #          10 no-op response interceptors; (d) URLSession (FoundationNetworking), synchronous;
-#          (e) AsyncHTTPClient, awaited sequentially.
+#          (e) AsyncHTTPClient, awaited sequentially; (f) HTTPTransport with an in-memory HTTPCache
+#          and (g) with a directory HTTPCache, both GETting a resource served with
+#          `Cache-Control: max-age=3600`, so every timed GET is a cache hit (sequential GETs only).
 # Workloads: sequential small GETs; 4 threads of GETs (one shared transport/session/client;
 #            the C baseline has an easy handle per thread); sequential POSTs of a 1 KiB JSON
 #            body; a 256 MiB download into memory, and (a)/(b) also into a file.
@@ -17,7 +19,7 @@
 # (taskset -c 0), then unpinned.
 #
 # Environment: QUICK=1 (a tenth of the requests, a 64 MiB download), REPS=N (default 3),
-#              MODES="pinned unpinned", CLIENTS="a a2 b c d e", WORKLOADS="get threads post download download-file",
+#              MODES="pinned unpinned", CLIENTS="a a2 b c d e f g", WORKLOADS="get threads post download download-file",
 #              KEEP=1 (keep the work directory with the raw results and nginx's logs).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,7 +31,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
 REPS=${REPS:-3}
 MODES=${MODES:-"pinned unpinned"}
-CLIENTS=${CLIENTS:-"a a2 b c d e"}
+CLIENTS=${CLIENTS:-"a a2 b c d e f g"}
 WORKLOADS=${WORKLOADS:-"get threads post download download-file"}
 if [ "${QUICK:-0}" = 1 ]; then
     GETS=2000; THREADS=4; PER_THREAD=500; POSTS=500; BIG_MIB=64
@@ -68,7 +70,7 @@ mkdir -p .build
 gcc -O2 -Wall -o .build/curl_baseline baseline/curl_baseline.c -lcurl -lpthread
 build_log=$(mktemp)
 products=()
-case " $CLIENTS " in *" b "*|*" c "*) products+=(BenchHTTPTransport) ;; esac
+case " $CLIENTS " in *" b "*|*" c "*|*" f "*|*" g "*) products+=(BenchHTTPTransport) ;; esac
 case " $CLIENTS " in *" d "*) products+=(BenchURLSession) ;; esac
 case " $CLIENTS " in *" e "*) products+=(BenchAsyncHTTPClient) ;; esac
 for product in "${products[@]}"; do
@@ -96,6 +98,7 @@ chmod 644 "$DATA_DIR/big-$BIG_MIB.bin"
 ln -s "$DATA_DIR/big-$BIG_MIB.bin" "$WORK/www/big.bin"
 # ~100 bytes of JSON.
 printf '{"id":42,"name":"HTTPTransport benchmark","tags":["swift","libcurl"],"ok":true,"score":0.95}' >"$WORK/www/small.json"
+cp "$WORK/www/small.json" "$WORK/www/cached.json"  # (f) and (g): the same body, cacheable for an hour
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$WORK/nginx.conf" <<EOF
 # Written by Benchmarks/run.sh for one run.
@@ -127,6 +130,9 @@ http {
             client_body_buffer_size 16k;
             default_type application/json;
             return 200 '{"ok":true}';
+        }
+        location = /cached.json {
+            expires 1h;  # Cache-Control: max-age=3600 and Expires
         }
     }
 }
@@ -179,7 +185,7 @@ check_server() {
     [ "$(curl -s "$BASE/big.bin" | wc -c)" = "$BIG_BYTES" ] || { echo "run.sh: big.bin is not served whole" >&2; exit 1; }
 }
 
-client_command() {  # $1: a|b|c|d|e
+client_command() {  # $1: a|a2|b|c|d|e|f|g
     case "$1" in
         a) echo ".build/curl_baseline" ;;
         a2) echo "env CURL_BASELINE_LIKE_HTTPTRANSPORT=1 .build/curl_baseline" ;;
@@ -187,6 +193,8 @@ client_command() {  # $1: a|b|c|d|e
         c) echo "$BIN/BenchHTTPTransport --interceptors 10" ;;
         d) echo "$BIN/BenchURLSession" ;;
         e) echo "$BIN/BenchAsyncHTTPClient" ;;
+        f) echo "$BIN/BenchHTTPTransport --cache memory" ;;
+        g) echo "$BIN/BenchHTTPTransport --cache directory" ;;
     esac
 }
 
@@ -223,7 +231,7 @@ for mode in $MODES; do
     for rep in $(seq "$REPS"); do
         for workload in $WORKLOADS; do
             for client in $CLIENTS; do
-                case "$workload:$client" in download-file:[cde]|download*:a2) continue ;; esac
+                case "$workload:$client" in download-file:[cde]|download*:a2|threads:[fg]|post:[fg]|download*:[fg]) continue ;; esac
                 run_one "$mode" "$rep" "$client" "$workload"
             done
         done
@@ -239,7 +247,7 @@ import json, statistics, sys
 path, gets, threads, per_thread, posts, big_mib, reps = sys.argv[1:]
 rows = [json.loads(line) for line in open(path) if line.strip()]
 names = {"a": "(a) C libcurl", "a2": "(a') C, HTTPTransport's options", "b": "(b) HTTPTransport", "c": "(c) HTTPTransport +10/+10 no-op",
-         "d": "(d) URLSession", "e": "(e) AsyncHTTPClient"}
+         "d": "(d) URLSession", "e": "(e) AsyncHTTPClient", "f": "(f) cache hit, memory", "g": "(g) cache hit, directory"}
 workloads = [
     ("get", f"{int(gets):,} sequential GETs", "req/s"),
     ("threads", f"{threads} threads × {int(per_thread):,} GETs", "req/s"),
@@ -247,7 +255,7 @@ workloads = [
     ("download", f"{big_mib} MiB download to memory", "MB/s"),
     ("download-file", f"{big_mib} MiB download to a file", "MB/s"),
 ]
-clients = ["a", "a2", "b", "c", "d", "e"]
+clients = ["a", "a2", "b", "c", "d", "e"] + [c for c in ("f", "g") if any(r["id"] == c for r in rows)]
 
 def figures(mode, workload, client):
     done = [r for r in rows if r["mode"] == mode and r["workload"] == workload and r["id"] == client]
@@ -333,6 +341,12 @@ for workload, _, _ in workloads[:4]:
     if b and others:
         check(f"(b) faster than (d) and (e), {workload}: " + ", ".join(f"{b / r:.2f}× ({c})" for c, r in others),
               all(b > r for _, r in others))
+hits = [(c, rate("get", c)) for c in ("f", "g") if rate("get", c)]
+if hits and rate("get", "b"):
+    print()
+    print(f"A cache hit against a keep-alive GET to nginx ({mode}, (b) = {rate('get', 'b'):,.0f} req/s):")
+    for c, r in hits:
+        print(f"- {names[c]}: {r:,.0f} hits/s, {r / rate('get', 'b'):.1f}× (b); {1e6 / r:.1f} µs per hit against {1e6 / rate('get', 'b'):.1f} µs per request")
 lines = [(w, rate(w, "a2"), rate(w, "b")) for w in ("get", "threads", "post")]
 if any(a2 and b for _, a2, b in lines):
     print()

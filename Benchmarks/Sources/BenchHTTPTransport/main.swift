@@ -1,6 +1,9 @@
 // HTTPTransport as a benchmark client: (b) with the default interceptors, (c) with
 // `--interceptors 10`: ten no-op request and ten no-op response interceptors added to the
-// transport's (the default ClarifyErrorInterceptor stays, so (c) − (b) is the cost of the no-ops).
+// transport's (the default ClarifyErrorInterceptor stays, so (c) − (b) is the cost of the no-ops);
+// (f) and (g) with `--cache memory` or `--cache directory`: the session has an HTTPCache and the
+// GETs ask for BASE_URL/cached.json (served with `Cache-Control: max-age=3600`), so after the
+// warm-up every GET is a cache hit; any response that is not a hit counts as a failure.
 // The command line is BenchSupport's.
 import BenchSupport
 import Foundation
@@ -16,10 +19,20 @@ struct NoOpResponseInterceptor: HTTPResponseInterceptor {
 
 let arguments = BenchArguments.parse()
 let noOps = Int(arguments.options["interceptors"] ?? "0") ?? 0
-let client = noOps > 0 ? "httptransport+\(noOps)" : "httptransport"
+let cacheMode = arguments.options["cache"]
+let client = cacheMode.map { "httptransport+cache-\($0)" } ?? (noOps > 0 ? "httptransport+\(noOps)" : "httptransport")
 
 var configuration = Session.Configuration()
 configuration.maxResponseSize = 1 << 30  // the in-memory download is larger than the 100 MiB default
+let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("httptransport-bench-cache-\(getpid())")
+switch cacheMode {
+case nil: break
+case "memory": configuration.cache = HTTPCache()
+case "directory": configuration.cache = HTTPCache(directory: cacheDirectory)
+default:
+    FileHandle.standardError.write(Data("--cache takes memory or directory\n".utf8))
+    exit(2)
+}
 let transport = HTTPTransport(
     session: Session(configuration: configuration),
     requestInterceptors: [any HTTPRequestInterceptor](repeating: NoOpRequestInterceptor(), count: noOps),
@@ -40,7 +53,8 @@ final class Counter: @unchecked Sendable {
 func check(_ result: HTTPTransport.Result, expectedSize: Int? = nil) -> Int {
     switch result {
     case .success(let response):
-        if !response.metrics.connectionReused { connections.increment() }
+        if !response.metrics.connectionReused, response.metrics.cacheStatus != .hit { connections.increment() }
+        if cacheMode != nil, response.metrics.cacheStatus != .hit { failures.add("not a cache hit") }
         let size = response.body?.count ?? Int(response.metrics.bytesReceived)
         if response.httpStatus != .ok || size == 0 || (expectedSize != nil && size != expectedSize) {
             failures.add("status \(response.httpStatus.rawValue), \(size) bytes")
@@ -52,7 +66,7 @@ func check(_ result: HTTPTransport.Result, expectedSize: Int? = nil) -> Int {
     }
 }
 
-let getRequest = HTTPRequest(endpoint: arguments.smallURL)
+let getRequest = HTTPRequest(endpoint: cacheMode == nil ? arguments.smallURL : arguments.baseURL + "/cached.json")
 let postRequest = DataUploadHTTPRequest(endpoint: arguments.postURL, headers: ["Content-Type": "application/json"],
                                         data: Payload.postBody)
 if arguments.workload == .threads {
@@ -107,3 +121,4 @@ case .downloadFile:
 }
 report(client: client, arguments, operations: operations, seconds: seconds, bytes: bytes, failures: failures,
        extra: ["connections": "\(connections.total - connectionsAfterWarmUp)"])
+try? FileManager.default.removeItem(at: cacheDirectory)

@@ -29,6 +29,9 @@ public struct TransferMetrics: Sendable, Hashable {
     public var remotePort: Int = 0
     /// The local port of the connection (the same for requests on one reused connection).
     public var localPort: Int = 0
+    /// Whether the session's `HTTPCache` answered: `.hit` (no network; the other figures are
+    /// zero apart from `total`), `.revalidated`, `.miss`, or `.disabled` when there is no cache.
+    public var cacheStatus: HTTPCacheStatus = .disabled
 
     /// Empty metrics (for responses made without a network, e.g. by a stub engine).
     public init() {}

@@ -106,9 +106,17 @@ struct SendPipeline {
         return request
     }
 
-    /// Execute: the engine performs the exchange.
+    /// Execute: the cache answers, or the engine performs the exchange (and the cache keeps what
+    /// it may).
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
-        var response = session.engine.execute(request, control: control)
+        var response: RawResponse
+        if let cache = session.configuration.cache {
+            response = cache.exchange(request, credentialHeaders: session.configuration.credentialHeaders) {
+                session.engine.execute($0, control: control)
+            }
+        } else {
+            response = session.engine.execute(request, control: control)
+        }
         response.metrics.redirectCount = hop.redirects
         telemetry.hopEnded(response)
         return response

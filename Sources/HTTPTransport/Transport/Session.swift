@@ -56,6 +56,8 @@ public final class Session: Sendable {
         /// Which addresses connections may go to (default `.any`); `.publicOnly` guards servers that
         /// fetch URLs their users supply. See `AddressPolicy`.
         public var addressPolicy: AddressPolicy = .any
+        /// The HTTP cache, or nil (the default) for none. See `HTTPCache`.
+        public var cache: HTTPCache?
 
         /// The defaults.
         public init() {}

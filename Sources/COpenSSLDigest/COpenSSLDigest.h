@@ -1,0 +1,4 @@
+#ifndef COPENSSLDIGEST_H
+#define COPENSSLDIGEST_H
+#include <openssl/sha.h>
+#endif

@@ -1,0 +1,198 @@
+import Foundation
+
+/// An RFC 9111 *private* HTTP cache: fresh responses are served without the network, stale
+/// ones with a validator are revalidated (`If-None-Match` / `If-Modified-Since`; a `304` serves
+/// the stored body with updated headers), and unsafe methods invalidate what they change. Set it
+/// on a session; share one cache between sessions and threads as you like.
+///
+/// ```swift
+/// var configuration = Session.Configuration()
+/// configuration.cache = HTTPCache(directory: URL(fileURLWithPath: "/var/cache/my-daemon"), maxBytes: 50 << 20)
+/// let transport = HTTPTransport(session: Session(configuration: configuration))
+/// let response = try transport.send(request: HTTPRequest(endpoint: "https://api.example.com/config")).get()
+/// print(response.metrics.cacheStatus)   // .miss, then .hit while fresh, .revalidated after a 304
+/// ```
+///
+/// What it stores: complete responses to GET requests without a body, keyed by URL, by the
+/// values of the session's `credentialHeaders` and `Cookie` (as a salted SHA-256 digest: a response
+/// stored for one token is never served to another or to none, and no credential is written in
+/// clear) and by the request fields the response's `Vary` names. Downloads to a file, requests
+/// with a body, range requests and requests carrying their own conditional fields pass through
+/// untouched. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
+/// `max-age`, `max-stale`, `min-fresh`, `only-if-cached`) is honoured; `only-if-cached` with
+/// nothing usable stored fails (status 504) without using the network.
+///
+/// With a `directory`, entries survive restarts and several processes may share the directory;
+/// without one, they live in memory. Either way at most `maxBytes` are kept, the least recently
+/// used evicted first. A damaged entry file reads as a miss and is removed.
+public final class HTTPCache: Sendable {
+    /// Where entries are kept on disk, or nil for memory only.
+    public let directory: URL?
+    /// The most bytes kept (bodies, headers and a small overhead per entry).
+    public let maxBytes: Int64
+
+    private let storage: any CacheStorage
+    private let digester: FieldDigester
+    /// Wall-clock seconds since 1970 (injectable for tests).
+    private let clock: @Sendable () -> Double
+
+    /// A cache in `directory` (created when missing), or in memory when nil, of at most `maxBytes`.
+    public convenience init(directory: URL? = nil, maxBytes: Int64 = 50 << 20) {
+        self.init(directory: directory, maxBytes: maxBytes, clock: { Date().timeIntervalSince1970 })
+    }
+
+    init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double) {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.clock = clock
+        if let directory {
+            storage = DirectoryCacheStorage(directory: directory, maxBytes: maxBytes)
+        } else {
+            storage = MemoryCacheStorage(maxBytes: maxBytes)
+        }
+        digester = FieldDigester(salt: storage.salt)
+    }
+
+    /// Removes every stored response.
+    public func removeAll() {
+        storage.removeAll()
+    }
+
+    /// One hop through the cache: answers `request` from what is stored, revalidates it through
+    /// `network`, or sends it through `network` and stores the answer. This is the pipeline's
+    /// single entry point; it sits after the request interceptors and before the engine.
+    /// The response's `metrics.cacheStatus` says which happened.
+    func exchange(_ request: RawRequest, credentialHeaders: [String],
+                  network: (RawRequest) -> RawResponse) -> RawResponse {
+        let directives = CacheDirectives(request.headers, isRequest: true)
+        if CachePolicy.bypasses(request) {
+            if directives.onlyIfCached { return unsatisfiable(request) }
+            var response = network(request)
+            response.metrics.cacheStatus = .miss
+            for url in CachePolicy.invalidatedURLs(by: request, response: response) {
+                storage.removeAll(url: url)
+            }
+            return response
+        }
+        let started = ContinuousClock.now
+        let key = CacheKey(request: request, credentialHeaders: credentialHeaders, digester: digester)
+        let exchange = Exchange(request: request, key: key, directives: directives)
+        let stored = storage.responses(for: key)
+        switch CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock()) {
+        case .serve(let stored, let age):
+            storage.recordUse(of: stored)
+            return hit(stored, age: age, request: request, started: started)
+        case .unsatisfiable:
+            return unsatisfiable(request)
+        case .validate(let stored, let conditional):
+            return revalidate(stored, with: conditional, exchange, network: network)
+        case .network(let stored):
+            return fetch(exchange, replacing: stored, network: network)
+        }
+    }
+
+    /// What one request brings to the steps below.
+    private struct Exchange {
+        let request: RawRequest
+        let key: CacheKey
+        let directives: CacheDirectives
+    }
+
+    private func hit(_ stored: StoredResponse, age: Double, request: RawRequest, started: ContinuousClock.Instant) -> RawResponse {
+        var headers = stored.headers
+        // RFC 9111 §4: a response served without validation carries its current age.
+        headers["Age"] = String(Int(min(age.rounded(.down), Double(CacheDirectives.largestDelta))))
+        var metrics = TransferMetrics()
+        metrics.cacheStatus = .hit
+        let elapsed = ContinuousClock.now - started
+        metrics.total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return RawResponse(request: request, statusCode: HTTPStatusCode(rawValue: stored.status), headers: headers,
+                           data: stored.body, metrics: metrics)
+    }
+
+    private func unsatisfiable(_ request: RawRequest) -> RawResponse {
+        var metrics = TransferMetrics()
+        metrics.cacheStatus = .miss
+        let error = HTTPTransportError(
+            code: .other,
+            message: "No usable stored response for \(request.method.rawValue) \(request.url.absoluteString), and the request's "
+                + "Cache-Control says only-if-cached, so the network was not used (the cache answers 504 Gateway Timeout). "
+                + "Send it without only-if-cached to fetch it.",
+            url: request.url.absoluteString, httpStatusCode: .gatewayTimeout)
+        return RawResponse(request: request, statusCode: .gatewayTimeout, error: error, metrics: metrics)
+    }
+
+    /// Sends the request and stores the answer when it may be stored; otherwise a complete,
+    /// non-5xx answer removes the stored response it supersedes.
+    private func fetch(_ exchange: Exchange, replacing stored: StoredResponse?,
+                       network: (RawRequest) -> RawResponse) -> RawResponse {
+        let requestTime = clock()
+        var response = network(exchange.request)
+        response.metrics.cacheStatus = .miss
+        keep(response, exchange, requestTime: requestTime, responseTime: clock(), replacing: stored)
+        return response
+    }
+
+    private func revalidate(_ stored: StoredResponse, with conditional: RawRequest, _ exchange: Exchange,
+                            network: (RawRequest) -> RawResponse) -> RawResponse {
+        let requestTime = clock()
+        var response = network(conditional)
+        let responseTime = clock()
+        guard response.error == nil, response.statusCode == .notModified else {
+            // A full answer replaces the stored response (or removes it); a failure leaves it.
+            response.metrics.cacheStatus = .miss
+            keep(response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: stored)
+            return response
+        }
+        guard CachePolicy.notModified(response.headers, refersTo: stored) else {
+            // The 304 is about another representation: this one is outdated; ask again plainly.
+            storage.remove(stored)
+            return fetch(exchange, replacing: nil, network: network)
+        }
+        let updated = CachePolicy.freshened(stored, with: response.headers, requestTime: requestTime,
+                                            responseTime: responseTime)
+        if CachePolicy.isStorable(status: updated.status, headers: updated.headers, requestDirectives: exchange.directives) {
+            storage.store(updated)
+        } else {
+            storage.remove(stored)
+        }
+        var metrics = response.metrics
+        metrics.cacheStatus = .revalidated
+        return RawResponse(request: conditional, statusCode: HTTPStatusCode(rawValue: updated.status),
+                           headers: updated.headers, data: updated.body, metrics: metrics)
+    }
+
+    /// Stores a network answer when the rules allow; a complete answer that may not be stored
+    /// removes the stored response it supersedes, unless it is a server error.
+    private func keep(_ response: RawResponse, _ exchange: Exchange, requestTime: Double, responseTime: Double,
+                      replacing stored: StoredResponse?) {
+        guard response.error == nil, response.fileURL == nil, let status = response.statusCode?.rawValue else { return }
+        guard CachePolicy.isStorable(status: status, headers: response.headers, requestDirectives: exchange.directives),
+              let vary = VaryRule(responseHeaders: response.headers)
+        else {
+            if let stored, status < 500 { storage.remove(stored) }
+            return
+        }
+        let fresh = StoredResponse(
+            url: exchange.key.url, credentialDigest: exchange.key.credentialDigest, vary: vary,
+            varyDigest: vary.digest(of: exchange.request, using: digester), status: status,
+            headers: HTTPHeaders(CachePolicy.storedHeaders(response.headers)), body: response.data ?? Data(),
+            requestTime: requestTime, responseTime: responseTime)
+        storage.store(fresh)
+        if let stored, stored.variantName != fresh.variantName { storage.remove(stored) }
+    }
+}
+
+/// Where a response came from, as far as the session's `HTTPCache` is concerned
+/// (`TransferMetrics.cacheStatus`).
+public enum HTTPCacheStatus: Sendable, Hashable {
+    /// The session has no cache.
+    case disabled
+    /// The cache had nothing usable: the request went to the network (its answer stored or not).
+    case miss
+    /// Served from the cache without the network.
+    case hit
+    /// A stored response was revalidated: the server answered `304` and the stored body was
+    /// served (with the stored status, e.g. 200) and updated headers.
+    case revalidated
+}
