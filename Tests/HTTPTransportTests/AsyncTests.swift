@@ -2,12 +2,12 @@ import Foundation
 import HTTPTransport
 import XCTest
 
-/// The async bridge: `response(for:)` runs the blocking transfer on the library's own threads,
+/// The async bridge: `send(_:)` runs the blocking transfer on the library's own threads,
 /// never on the cooperative pool, and task cancellation cancels the transfer.
 final class AsyncTests: XCTestCase {
     func testResponseForRequestReturnsTheResponse() async throws {
         let transport = HTTPTransport()
-        let response = try await transport.response(for: HTTPRequest(endpoint: server.http + "/anything/async")
+        let response = try await transport.send(HTTPRequest(endpoint: server.http + "/anything/async")
             .with(parameters: ["a": "1"], encoding: .url))
         XCTAssertEqual(response.httpStatus, .ok)
         let echo = try echo(response)
@@ -35,7 +35,7 @@ final class AsyncTests: XCTestCase {
     func testFailureIsThrownAsHTTPTransportError() async {
         let transport = HTTPTransport()
         do {
-            _ = try await transport.response(for: HTTPRequest(endpoint: server.http + "/status/404"))
+            _ = try await transport.send(HTTPRequest(endpoint: server.http + "/status/404"))
             XCTFail("a 404 must throw")
         } catch {
             // Typed throws: `error` is an HTTPTransportError.
@@ -43,7 +43,7 @@ final class AsyncTests: XCTestCase {
             XCTAssertEqual(error.httpStatusCode, .notFound)
         }
         do {
-            _ = try await transport.response(for: HTTPRequest(endpoint: "http://127.0.0.1:\(TestServer.closedPort())/"))
+            _ = try await transport.send(HTTPRequest(endpoint: "http://127.0.0.1:\(TestServer.closedPort())/"))
             XCTFail("a refused connection must throw")
         } catch {
             XCTAssertEqual(error.code, .cannotConnect)
@@ -52,17 +52,21 @@ final class AsyncTests: XCTestCase {
 
     func testUploadsAndResultForm() async throws {
         let transport = HTTPTransport()
-        let data = try await transport.response(for: DataUploadHTTPRequest(endpoint: server.http + "/upload", data: Data("hello".utf8)))
+        let data = try await transport.send(DataUploadHTTPRequest(endpoint: server.http + "/upload", data: Data("hello".utf8)))
         XCTAssertEqual(try data.getJSONDictionary()?["size"] as? Int, 5)
 
         let file = FileUploadHTTPRequest(endpoint: server.http + "/post", fileMultipart: FileMultipart(
             data: Data("file body".utf8), partName: "file", fileName: "a.txt", mimeType: "text/plain"))
-        let multipart = try await transport.response(for: file)
+        let multipart = try await transport.send(file)
         let parts = try echo(multipart)["multipart"] as? [[String: Any]]
         XCTAssertEqual(parts?.first?["text"] as? String, "file body")
 
-        let result = await transport.result(for: HTTPRequest(endpoint: server.http + "/status/500"))
-        XCTAssertEqual(result.error?.httpStatusCode, .internalServerError)
+        do {
+            _ = try await transport.send(HTTPRequest(endpoint: server.http + "/status/500"))
+            XCTFail("a 500 is a failure")
+        } catch {
+            XCTAssertEqual(error.httpStatusCode, .internalServerError)
+        }
     }
 
     func testManyConcurrentSendsEachGetTheirOwnResponse() async throws {
@@ -73,7 +77,7 @@ final class AsyncTests: XCTestCase {
             for index in 0..<count {
                 group.addTask {
                     let token = "async-\(index)"
-                    let response = try await transport.response(for: HTTPRequest(endpoint: base + "/anything/\(token)")
+                    let response = try await transport.send(HTTPRequest(endpoint: base + "/anything/\(token)")
                         .with(header: "X-Token", value: token))
                     let echo = try JSONSerialization.jsonObject(with: response.body ?? Data()) as? [String: Any]
                     return (token, (echo?["headers_dict"] as? [String: String])?["x-token"])
@@ -96,7 +100,7 @@ final class AsyncTests: XCTestCase {
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<slow {
-                group.addTask { _ = try await transport.response(for: HTTPRequest(endpoint: base + "/delay/1")) }
+                group.addTask { _ = try await transport.send(HTTPRequest(endpoint: base + "/delay/1")) }
             }
             // Let the slow sends start, then time a trivial piece of work on the cooperative pool.
             try await Task.sleep(for: .milliseconds(200))
@@ -117,7 +121,7 @@ final class AsyncTests: XCTestCase {
         let task = Task { () -> (Result<HTTPResponse, HTTPTransportError>, Duration) in
             let start = ContinuousClock.now
             do throws(HTTPTransportError) {
-                let response = try await transport.response(for: HTTPRequest(endpoint: url))
+                let response = try await transport.send(HTTPRequest(endpoint: url))
                 return (.success(response), ContinuousClock.now - start)
             } catch {
                 return (.failure(error), ContinuousClock.now - start)
@@ -141,7 +145,7 @@ final class AsyncTests: XCTestCase {
         let task = Task { () -> HTTPTransportError? in
             withUnsafeCurrentTask { $0?.cancel() }
             do throws(HTTPTransportError) {
-                _ = try await transport.response(for: HTTPRequest(endpoint: url))
+                _ = try await transport.send(HTTPRequest(endpoint: url))
                 return nil
             } catch {
                 return error
@@ -149,14 +153,14 @@ final class AsyncTests: XCTestCase {
         }
         let error = await task.value
         XCTAssertEqual(error?.code, .cancelled)
-        let count = try await transport.response(for: HTTPRequest(endpoint: server.http + "/flaky/count?key=\(key)"))
+        let count = try await transport.send(HTTPRequest(endpoint: server.http + "/flaky/count?key=\(key)"))
         XCTAssertEqual(try count.getJSONDictionary()?["count"] as? Int, 0, "nothing reached the server")
     }
 
     func testProgressIsReportedOnTheTransferThread() async throws {
         let transport = HTTPTransport()
         let reports = Counter()
-        let response = try await transport.response(for: HTTPRequest(endpoint: server.http + "/bytes/200000"), progress: { progress in
+        let response = try await transport.send(HTTPRequest(endpoint: server.http + "/bytes/200000"), progress: { progress in
             reports.add("\(progress.bytesReceived)")
             return true
         })

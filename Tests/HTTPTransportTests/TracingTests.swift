@@ -116,7 +116,7 @@ final class TracingTests: XCTestCase {
         let transport = transport(tracer: tracer)
         let url = server.http + "/anything/async-span"
         let response = try await tracer.withSpan("task") { _ in
-            try await transport.response(for: HTTPRequest(endpoint: url))
+            try await transport.send(HTTPRequest(endpoint: url))
         }
         XCTAssertEqual(response.httpStatus, .ok)
 

@@ -73,6 +73,11 @@ public final class HTTPTransportRetrier: HTTPRetrier, @unchecked Sendable {
 
     public func retry(_ context: RetryContext) -> RetryAction {
         let error = context.error
+        // A failure another origin answered (after a redirect) says nothing about our
+        // credentials: never refresh them for it, nor send them again because of it.
+        if let sent = context.sentRequest, !RedirectRule.sameOrigin(sent.url, context.request.url) {
+            return .doNotRetry
+        }
         guard context.attempt < delegate.maxAttempts,
               delegate.shouldRetry(statusCode: error.httpStatusCode, headers: error.responseHeaders,
                                    bodyJSON: error.responseBodyJSON, error: error),
