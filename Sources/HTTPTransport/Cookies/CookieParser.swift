@@ -155,17 +155,10 @@ enum CookieParser {
         let hostBytes = host.utf8, domainBytes = domain.utf8
         guard hostBytes.reversed().starts(with: domainBytes.reversed()) else { return false }
         if hostBytes.count == domainBytes.count { return true }
-        guard !domainBytes.isEmpty, !isIPAddress(host) else { return false }
+        guard !domainBytes.isEmpty, !IPAddress.isAddress(host: host) else { return false }
         return hostBytes.dropLast(domainBytes.count).last == UInt8(ascii: ".")
     }
 
-    /// Whether `host` is an IP address: IPv6 (has a `:`) or IPv4 (its last label is all digits,
-    /// which no registrable host name has).
-    static func isIPAddress(_ host: String) -> Bool {
-        if host.utf8.contains(UInt8(ascii: ":")) { return true }
-        guard let last = host.utf8.split(separator: UInt8(ascii: ".")).last else { return false }
-        return last.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
 
     /// Whether `Secure` cookies may be set by and sent to the URL: `https` and `wss`, and (as
     /// browsers and curl do, the W3C "potentially trustworthy" origins) any loopback host:
@@ -175,7 +168,7 @@ enum CookieParser {
         if scheme == "https" || scheme == "wss" { return true }
         guard let host = canonicalHost(of: url) else { return false }
         return host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "[::1]"
-            || (isIPAddress(host) && host.hasPrefix("127.") && !host.contains(":"))
+            || IPAddress.canonical(host: host)?.hasPrefix("127.") == true
     }
 
     /// Whether a name and value can go into a `Cookie` header unchanged: a non-empty name, no

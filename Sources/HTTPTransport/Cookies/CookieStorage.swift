@@ -271,7 +271,7 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
     /// (`a.b.example.org`, `b.example.org`, `example.org`, `org`), as domain-match allows.
     private static func candidateDomains(for host: String) -> [String] {
         var domains = [host]
-        guard !CookieParser.isIPAddress(host) else { return domains }
+        guard !IPAddress.isAddress(host: host) else { return domains }
         var rest = Substring(host)
         while let dot = rest.firstIndex(of: ".") {
             rest = rest[rest.index(after: dot)...]

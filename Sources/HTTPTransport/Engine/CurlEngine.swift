@@ -113,7 +113,8 @@ final class CurlEngine: HTTPEngine {
                 ?? connectionOptions.failure(code: code, handle: transfer.handle, context: transfer.handle.connectionContext,
                                              request: request, url: transfer.url)
                 ?? CurlErrorMapping.error(
-                for: code, message: transfer.handle.errorMessage, url: transfer.url, host: request.url.host ?? "",
+                for: code, message: transfer.handle.errorMessage, url: transfer.url,
+                host: state.pinCheck?.host ?? request.url.host ?? "",
                 pinCheck: state.pinCheck)
             return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
         }

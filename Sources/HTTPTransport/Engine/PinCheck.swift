@@ -7,11 +7,14 @@ import Foundation
 /// until the transfer is over.
 final class PinCheck {
     let pointer: UnsafeMutablePointer<ccurl_pin_check>
+    /// The host as libcurl connects to it (the one the policy was chosen for).
+    let host: String
     private var pinStorage: [UnsafeMutableRawBufferPointer] = []
 
     /// A check for `host` (`reporter` receives `.debug` reports from inside the handshake, and
     /// must outlive the transfer: the session's `Security` keeps it).
     init(policy: HostTrustPolicy, host: String, reporter: SecurityReporter) {
+        self.host = host
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: ccurl_pin_check())
         pointer.pointee.sha1_pins = store(policy.sha1Pins)

@@ -221,3 +221,27 @@ struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 }
+
+extension IPAddress {
+    /// Whether a URL's host names an address rather than a domain: IPv6 text, IPv4 in any
+    /// spelling, or (as the WHATWG URL standard reads hosts) a host whose last label is a number,
+    /// which no registrable domain has. Domain rules (cookie domains, pin subdomains) never apply
+    /// to an address.
+    static func isAddress(host: String) -> Bool {
+        if host.utf8.contains(UInt8(ascii: ":")) || IPAddress(host: host) != nil { return true }
+        let trimmed = host.utf8.last == UInt8(ascii: ".") ? host.utf8.dropLast() : host.utf8[...]
+        guard let last = trimmed.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).last,
+              !last.isEmpty else { return false }
+        return last.allSatisfy(isDigit)
+    }
+
+    /// The one spelling of an address host (`127.1`, `0x7f.0.0.1` and `[::ffff:127.0.0.1]` are
+    /// all `127.0.0.1`; IPv6 in RFC 5952 text, without brackets); `nil` for a host name.
+    static func canonical(host: String) -> String? {
+        guard let address = IPAddress(host: host) else { return nil }
+        if address.family == .v6, address.high == 0, address.low >> 32 == 0xFFFF, let mapped = address.embeddedIPv4 {
+            return mapped.description
+        }
+        return address.description
+    }
+}

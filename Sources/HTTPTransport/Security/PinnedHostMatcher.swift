@@ -28,14 +28,63 @@ struct PinnedHostMatcher: Sendable {
     static let maxCallbackPublicKeyPins = 16
 
     private let entries: [(pattern: String, fingerprint: TrustPolicyManager.Certificate.Fingerprint)]
+    /// Entries whose host is not a host name or pattern (a URL, a port, a path, a blank): the
+    /// session then fails closed, with this explanation, rather than pin nothing.
+    let invalidEntries: [String]
 
     init(certificates: [TrustPolicyManager.Certificate]) {
-        entries = certificates.map { (Self.normalize($0.host), $0.fingerprint) }
+        var entries: [(String, TrustPolicyManager.Certificate.Fingerprint)] = []
+        var invalid: [String] = []
+        for certificate in certificates {
+            switch Self.pattern(from: certificate.host) {
+            case .success(let pattern): entries.append((pattern, certificate.fingerprint))
+            case .failure(let problem): invalid.append(problem.reason)
+            }
+        }
+        self.entries = entries
+        invalidEntries = invalid
+    }
+
+    /// Why an entry's host cannot be used.
+    struct InvalidHost: Error {
+        let reason: String
+    }
+
+    /// An entry's host as a pattern: `example.com` (itself and its subdomains), `*.example.com`
+    /// (one label below), or an IP address (only itself, in its one spelling).
+    static func pattern(from text: String) -> Result<String, InvalidHost> {
+        let host = text.trimmingCharacters(in: .whitespaces)
+        func invalid(_ why: String) -> Result<String, InvalidHost> {
+            .failure(InvalidHost(reason: "the pin entry host \(text.debugDescription) \(why)"))
+        }
+        if host.isEmpty { return invalid("is empty") }
+        if host.contains("://") { return invalid("is a URL: give only the host name, e.g. \"api.example.com\"") }
+        if host.contains("/") { return invalid("contains a path: give only the host name") }
+        if let address = IPAddress.canonical(host: host) { return .success(address) }
+        if host.contains(":") { return invalid("contains a port: pins apply to every port of a host; give only the host name") }
+        let name = normalize(host)
+        let labels = name.hasPrefix("*.") ? name.dropFirst(2) : name[...]
+        guard !labels.isEmpty, labels.utf8.allSatisfy(isHostNameByte), !labels.contains("..") else {
+            return invalid("is not a host name (letters, digits, '-', '.', and '*.' only as the first label)")
+        }
+        return .success(name)
+    }
+
+    private static func isHostNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            return true
+        default:
+            return byte >= 0x80  // an internationalised name, compared as written
+        }
     }
 
     /// Lower-cased, without surrounding spaces, a trailing dot, IPv6 brackets, or the leading
-    /// dot of the `.example.com` spelling (which means the same as `example.com`).
+    /// dot of the `.example.com` spelling (which means the same as `example.com`); an address in
+    /// its one spelling (see `IPAddress.canonical(host:)`).
     static func normalize(_ host: String) -> String {
+        if let address = IPAddress.canonical(host: host.trimmingCharacters(in: .whitespaces)) { return address }
         var host = host.trimmingCharacters(in: .whitespaces).lowercased()
         if host.hasSuffix(".") { host.removeLast() }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -47,7 +96,7 @@ struct PinnedHostMatcher: Sendable {
     /// Both are normalized. An IP address matches only itself: no subdomains, no wildcards.
     static func specificity(of pattern: String, for host: String) -> Int? {
         guard !pattern.isEmpty, !host.isEmpty else { return nil }
-        if isIPAddress(host) { return host == pattern ? pattern.count * 2 + 1 : nil }
+        if IPAddress.isAddress(host: host) { return host == pattern ? pattern.count * 2 + 1 : nil }
         if pattern.hasPrefix("*.") {
             let parent = String(pattern.dropFirst(2))
             guard host.hasSuffix("." + parent) else { return nil }
@@ -60,15 +109,12 @@ struct PinnedHostMatcher: Sendable {
         return nil
     }
 
-    /// An IPv4 or IPv6 address literal (without brackets).
-    static func isIPAddress(_ host: String) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        return host.withCString { text in
-            inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1
-        }
-    }
-
     func policy(for rawHost: String) -> HostTrustPolicy {
+        guard invalidEntries.isEmpty else {
+            var policy = HostTrustPolicy()
+            policy.invalidPin = invalidEntries.joined(separator: "; ")
+            return policy
+        }
         let host = Self.normalize(rawHost)
         var best: Int?
         var matches: [TrustPolicyManager.Certificate.Fingerprint] = []
