@@ -26,6 +26,35 @@ final class CurlCommandTests: XCTestCase {
         XCTAssertEqual((viaCurl["headers_dict"] as? [String: String])?["x-nasty"].map(Self.utf8FromLatin1), Self.nasty)
     }
 
+    func testTransportCommandIncludesWhatInterceptorsAddAndTheSessionsUserAgent() throws {
+        let cookies = CookieStorage()
+        let url = try XCTUnwrap(URL(string: server.http + "/anything/jar"))
+        cookies.store(setCookieHeaders: ["session=s3cr3t; Path=/"], for: url)
+        var configuration = Session.Configuration()
+        configuration.userAgent = "Daemon/2.0"
+        let transport = HTTPTransport(session: Session(configuration: configuration),
+                                      requestInterceptors: [AddCookieInterceptor(cookieProvider: cookies)])
+        let request = HTTPRequest(httpMethod: .post, endpoint: server.http + "/anything/jar")
+            .with(parameters: ["a": 1], encoding: .json)
+
+        let redacted = transport.curlCommand(for: request)
+        XCTAssertTrue(redacted.contains("-H 'Cookie: <redacted>'"), redacted)
+        XCTAssertTrue(redacted.contains("-H 'User-Agent: Daemon/2.0'"), redacted)
+        XCTAssertTrue(redacted.contains("-H 'Expect:'"), redacted)
+
+        let response = try transport.send(request: request).get()
+        let command = transport.curlCommand(for: request, redactingSecrets: false)
+        XCTAssertTrue(command.contains("Cookie: session=s3cr3t"), command)
+        XCTAssertEqual(command, response.request.curlCommand(redactingSecrets: false, userAgent: "Daemon/2.0"))
+        try assertSameExchange(response, command: command)
+    }
+
+    func testTransportCommandOfAFailingInterceptorIsAComment() {
+        let transport = HTTPTransport(requestInterceptors: [ClosureRequestInterceptor { _ in throw CocoaError(.userCancelled) }])
+        let command = transport.curlCommand(for: HTTPRequest(endpoint: server.http + "/get"))
+        XCTAssertTrue(command.hasPrefix("# cannot build request: Request interceptor"), command)
+    }
+
     func testJSONBodyWithGETMethod() throws {
         // The cook book's body example: a GET with a JSON body.
         let request = HTTPRequest(endpoint: server.http + "/anything/json")

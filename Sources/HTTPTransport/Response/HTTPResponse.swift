@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A successful exchange: status, headers, body, the request as it was sent, and metrics.
 public struct HTTPResponse: Sendable {
@@ -33,7 +34,10 @@ public struct HTTPResponse: Sendable {
     }
 
     /// One entry per header name; repeated values joined with `", "`.
-    public var headers: [String: String] { rawHeaders.dictionary }
+    public var headers: [String: String] { headerDictionary.value { rawHeaders.dictionary } }
+
+    /// `headers`, made on first read and kept (a response never changes).
+    private let headerDictionary = OnceComputed<[String: String]>()
 
     /// The value of a header, case-insensitively (repeated values joined with `", "`).
     public func header(named name: String) -> String? { rawHeaders[name] }
@@ -80,5 +84,21 @@ public struct HTTPResponse: Sendable {
                                      url: request.url.absoluteString, httpStatusCode: httpStatus)
         }
         return try decoder.decode(type, from: body)
+    }
+}
+
+/// A value computed once, on first use, by whichever thread asks first (a race computes it
+/// twice and keeps one): lets an immutable `Sendable` value cache what it derives.
+final class OnceComputed<Value: Sendable>: Sendable {
+    private final class Box: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private let box = AtomicLazyReference<Box>()
+
+    func value(_ make: () -> Value) -> Value {
+        if let stored = box.load() { return stored.value }
+        return box.storeIfNil(Box(make())).value
     }
 }
