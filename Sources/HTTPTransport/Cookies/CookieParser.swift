@@ -14,7 +14,6 @@ enum CookieParser {
     static func cookie(from header: String, for url: URL, now: Date) -> HTTPCookie? {
         let url = url.absoluteURL
         guard let host = canonicalHost(of: url) else { return nil }
-        let hostIsFullyQualified = url.host?.hasSuffix(".") == true
         let bytes = Array(header.utf8)
         // RFC 6265bis §5.7 step 1: control characters (but HTAB) void the whole header, so no
         // CR, LF or NUL can ever reach a Cookie header.
@@ -27,43 +26,60 @@ enum CookieParser {
         let name = trimmed(pair[..<equals])
         let value = trimmed(pair[(equals + 1)...])
         guard !name.isEmpty else { return nil }
+        let attributes = Attributes(bytes[firstSemicolon...], now: now)
 
+        // §5.3 steps 6-8 (the public-suffix step 5 is the store's).
+        guard let (domain, isHostOnly) = cookieDomain(attributes.domain, host: host,
+                                                    hostIsFullyQualified: url.host?.hasSuffix(".") == true)
+        else { return nil }
+        // RFC 6265bis: only a secure origin may set a Secure cookie.
+        if attributes.isSecure && !isSecureOrigin(url) { return nil }
+
+        return HTTPCookie(
+            name: name, value: value, domain: domain, path: attributes.path ?? defaultPath(of: url),
+            expiresDate: attributes.maxAge ?? attributes.expires, isSecure: attributes.isSecure,
+            isHTTPOnly: attributes.isHTTPOnly, sameSite: attributes.sameSite, isHostOnly: isHostOnly)
+    }
+
+    /// The attributes after the name-value pair (§5.2 steps 6-8): a later one of a kind
+    /// replaces an earlier one; unknown ones are ignored.
+    struct Attributes {
         var expires: Date?
         var maxAge: Date?
-        var domainAttribute: String?
+        var domain: String?
         var path: String?
         var isSecure = false
         var isHTTPOnly = false
         var sameSite: HTTPCookie.SameSite?
 
-        // §5.2 steps 6-8 for each attribute; a later one of the same kind replaces an earlier one.
-        let attributes = bytes[firstSemicolon...].split(separator: semicolon, omittingEmptySubsequences: true)
-        for attribute in attributes {
-            let attributeEquals = attribute.firstIndex(of: equalsSign)
-            let attributeName = trimmed(attribute[..<(attributeEquals ?? attribute.endIndex)]).lowercased()
-            let attributeValue = attributeEquals.map { trimmed(attribute[($0 + 1)...]) } ?? ""
-            switch attributeName {
+        init(_ bytes: ArraySlice<UInt8>, now: Date) {
+            for attribute in bytes.split(separator: semicolon, omittingEmptySubsequences: true) {
+                let equals = attribute.firstIndex(of: equalsSign)
+                let name = trimmed(attribute[..<(equals ?? attribute.endIndex)]).lowercased()
+                read(name, value: equals.map { trimmed(attribute[($0 + 1)...]) } ?? "", now: now)
+            }
+        }
+
+        private mutating func read(_ name: String, value: String, now: Date) {
+            switch name {
             case "expires":
-                if let date = CookieDateParser.parse(attributeValue) { expires = min(date, latestExpiry) }
+                if let date = CookieDateParser.parse(value) { expires = min(date, latestExpiry) }
             case "max-age":
-                if let seconds = maxAgeSeconds(attributeValue) {
-                    maxAge = seconds <= 0
-                        ? earliestExpiry
-                        : min(now.addingTimeInterval(TimeInterval(seconds)), latestExpiry)
+                if let seconds = maxAgeSeconds(value) {
+                    maxAge = seconds <= 0 ? earliestExpiry : min(now.addingTimeInterval(TimeInterval(seconds)), latestExpiry)
                 }
             case "domain":
                 // An empty value is ignored entirely (§5.2.3), so an earlier Domain stays.
-                guard !attributeValue.isEmpty else { continue }
-                let withoutDot = attributeValue.hasPrefix(".") ? String(attributeValue.dropFirst()) : attributeValue
-                domainAttribute = withoutDot.lowercased()
+                guard !value.isEmpty else { return }
+                domain = (value.hasPrefix(".") ? String(value.dropFirst()) : value).lowercased()
             case "path":
-                path = attributeValue.hasPrefix("/") ? attributeValue : nil
+                path = value.hasPrefix("/") ? value : nil
             case "secure":
                 isSecure = true
             case "httponly":
                 isHTTPOnly = true
             case "samesite":
-                switch attributeValue.lowercased() {
+                switch value.lowercased() {
                 case "strict": sameSite = HTTPCookie.SameSite.strict
                 case "lax": sameSite = HTTPCookie.SameSite.lax
                 case "none": sameSite = HTTPCookie.SameSite.none  // not `.none`, which would be nil
@@ -73,36 +89,19 @@ enum CookieParser {
                 break
             }
         }
+    }
 
-        // §5.3 steps 6-8 (the public-suffix step 5 is the store's).
-        let domain: String
-        let isHostOnly: Bool
-        if var domainAttribute {
-            // A fully qualified Domain (`example.com.`) names the host's domain only when the
-            // host is written fully qualified too; otherwise it matches nothing (§5.1.3), so
-            // `Domain=com.` can never reach the public-suffix check as something else.
-            if hostIsFullyQualified, domainAttribute.hasSuffix(".") { domainAttribute.removeLast() }
-            guard domainMatches(host: host, domain: domainAttribute) else { return nil }
-            domain = domainAttribute
-            isHostOnly = false
-        } else {
-            domain = host
-            isHostOnly = true
-        }
-        // RFC 6265bis: only a secure origin may set a Secure cookie.
-        if isSecure && !isSecureOrigin(url) { return nil }
-
-        return HTTPCookie(
-            name: name,
-            value: value,
-            domain: domain,
-            path: path ?? defaultPath(of: url),
-            expiresDate: maxAge ?? expires,
-            isSecure: isSecure,
-            isHTTPOnly: isHTTPOnly,
-            sameSite: sameSite,
-            isHostOnly: isHostOnly
-        )
+    /// §5.3 steps 6-7: the cookie's domain and whether it is host-only; `nil` when the `Domain`
+    /// attribute does not domain-match the host.
+    private static func cookieDomain(_ attribute: String?, host: String,
+                                     hostIsFullyQualified: Bool) -> (domain: String, isHostOnly: Bool)? {
+        guard var attribute else { return (host, true) }
+        // A fully qualified Domain (`example.com.`) names the host's domain only when the host is
+        // written fully qualified too; otherwise it matches nothing (§5.1.3), so `Domain=com.`
+        // can never reach the public-suffix check as something else.
+        if hostIsFullyQualified, attribute.hasSuffix(".") { attribute.removeLast() }
+        guard domainMatches(host: host, domain: attribute) else { return nil }
+        return (attribute, false)
     }
 
     // MARK: - §5.1 algorithms

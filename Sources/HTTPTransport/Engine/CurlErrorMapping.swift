@@ -7,89 +7,89 @@ enum CurlErrorMapping {
     static func error(for code: CURLcode, message: String?, url: String, host: String,
                       pinCheck: PinCheck?) -> HTTPTransportError {
         let curlText = message ?? String(cString: curl_easy_strerror(code))
-        let kind: HTTPTransportError.Code
-        var text: String
+        var (kind, text) = tlsFailure(code, curlText, host: host, pinCheck: pinCheck)
+            ?? connectionFailure(code, curlText, host: host)
+            ?? transferFailure(code, curlText)
+        if kind == .pinningFailed, let presented = pinCheck?.presented {
+            text += " The server presented: " + presented.summary + ". Check the pins configured in Security for this host."
+        }
+        return HTTPTransportError(code: kind, message: text, url: url, curlCode: Int(code.rawValue), curlMessage: message)
+    }
+
+    private typealias Mapped = (HTTPTransportError.Code, String)
+
+    /// Name resolution, connecting, time-outs and URLs libcurl refuses.
+    private static func connectionFailure(_ code: CURLcode, _ curlText: String, host: String) -> Mapped? {
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where curlText.contains("HTTP/0.9"):
-            kind = .badResponse
-            text = "The server did not answer in HTTP: \(curlText)"
+            return (.badResponse, "The server did not answer in HTTP: \(curlText)")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            kind = .invalidURL
-            text = "libcurl cannot use the URL: \(curlText)"
+            return (.invalidURL, "libcurl cannot use the URL: \(curlText)")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            kind = .nameResolution
-            text = "Could not resolve the host name '\(host)': \(curlText)"
+            return (.nameResolution, "Could not resolve the host name '\(host)': \(curlText)")
         case CURLE_COULDNT_CONNECT:
-            kind = .cannotConnect
-            text = "Could not connect to \(host): \(curlText)"
+            return (.cannotConnect, "Could not connect to \(host): \(curlText)")
         case CURLE_OPERATION_TIMEDOUT:
-            kind = .timeout
-            text = "The request timed out: \(curlText)"
+            return (.timeout, "The request timed out: \(curlText)")
+        default:
+            return nil
+        }
+    }
+
+    /// Certificates, pins, client certificates and the handshake.
+    private static func tlsFailure(_ code: CURLcode, _ curlText: String, host: String, pinCheck: PinCheck?) -> Mapped? {
+        let pinMismatch: Mapped = (.pinningFailed,
+            "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent.")
+        switch code {
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            kind = .pinningFailed
-            text = "The public key of \(host) does not match the pinned one; the connection was closed before the request was sent."
+            return (.pinningFailed,
+                    "The public key of \(host) does not match the pinned one; the connection was closed before the request was sent.")
         case CURLE_PEER_FAILED_VERIFICATION:
-            if let pinCheck, pinCheck.isPinMismatch {
-                kind = .pinningFailed
-                text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
-            } else {
-                kind = .tlsFailure
-                text = "The certificate of \(host) could not be verified: \(curlText)."
-                if curlText.contains("local issuer") || curlText.contains("self-signed certificate in certificate chain") {
-                    text += " If the server uses a private CA, pass its PEM bundle as Security(trustedRootCertificates:)."
-                }
+            if pinCheck?.isPinMismatch == true { return pinMismatch }
+            var text = "The certificate of \(host) could not be verified: \(curlText)."
+            if curlText.contains("local issuer") || curlText.contains("self-signed certificate in certificate chain") {
+                text += " If the server uses a private CA, pass its PEM bundle as Security(trustedRootCertificates:)."
             }
+            return (.tlsFailure, text)
         case CURLE_SSL_CACERT_BADFILE:
-            kind = .tlsFailure
-            text = "The trusted root certificates could not be read: \(curlText)"
+            return (.tlsFailure, "The trusted root certificates could not be read: \(curlText)")
         case CURLE_SSL_CERTPROBLEM:
-            kind = .tlsFailure
-            text = "The client certificate or its key could not be used (check the files and the password): \(curlText)"
+            return (.tlsFailure, "The client certificate or its key could not be used (check the files and the password): \(curlText)")
         case CURLE_SSL_CLIENTCERT:
-            kind = .tlsFailure
-            text = "\(host) requires a client certificate (Security(clientCertificate:)) or rejected the one sent: \(curlText)"
+            return (.tlsFailure, "\(host) requires a client certificate (Security(clientCertificate:)) or rejected the one sent: \(curlText)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
              CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED,
              CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED:
-            if let pinCheck, pinCheck.isPinMismatch {
-                kind = .pinningFailed
-                text = "The certificate of \(host) does not match the pinned fingerprints; the connection was closed before the request was sent."
-            } else {
-                kind = .tlsFailure
-                text = "TLS with \(host) failed: \(curlText)"
-            }
+            if pinCheck?.isPinMismatch == true { return pinMismatch }
+            return (.tlsFailure, "TLS with \(host) failed: \(curlText)")
         case CURLE_RECV_ERROR where isTLSAlert(curlText), CURLE_SEND_ERROR where isTLSAlert(curlText):
             // TLS 1.3 ends the client's handshake before the server has checked the client
             // certificate: its refusal arrives as an alert on the first read or write.
-            kind = .tlsFailure
-            text = curlText.lowercased().contains("certificate required")
+            return (.tlsFailure, curlText.lowercased().contains("certificate required")
                 ? "\(host) requires a client certificate (Security(clientCertificate:)): \(curlText)"
-                : "\(host) ended the TLS connection with an alert: \(curlText)"
+                : "\(host) ended the TLS connection with an alert: \(curlText)")
+        default:
+            return nil
+        }
+    }
+
+    /// What went wrong once the exchange was under way.
+    private static func transferFailure(_ code: CURLcode, _ curlText: String) -> Mapped {
+        switch code {
         case CURLE_FILESIZE_EXCEEDED:
-            kind = .responseTooLarge
-            text = "The response is larger than the session allows: \(curlText)"
+            return (.responseTooLarge, "The response is larger than the session allows: \(curlText)")
         case CURLE_TOO_MANY_REDIRECTS:
-            kind = .tooManyRedirects
-            text = curlText
+            return (.tooManyRedirects, curlText)
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY,
              CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3:
-            kind = .badResponse
-            text = "The server's response was cut off or malformed: \(curlText)"
+            return (.badResponse, "The server's response was cut off or malformed: \(curlText)")
         case CURLE_ABORTED_BY_CALLBACK:
-            kind = .cancelled
-            text = "The transfer was cancelled."
+            return (.cancelled, "The transfer was cancelled.")
         case CURLE_READ_ERROR, CURLE_WRITE_ERROR, CURLE_FILE_COULDNT_READ_FILE:
-            kind = .fileIO
-            text = "Reading or writing the body failed: \(curlText)"
+            return (.fileIO, "Reading or writing the body failed: \(curlText)")
         default:
-            kind = .other
-            text = "libcurl error \(code.rawValue): \(curlText)"
+            return (.other, "libcurl error \(code.rawValue): \(curlText)")
         }
-        if kind == .pinningFailed, let presented = pinCheck?.presented {
-            text += " The server presented: " + presented.summary
-                + ". Check the pins configured in Security for this host."
-        }
-        return HTTPTransportError(code: kind, message: text, url: url, curlCode: Int(code.rawValue), curlMessage: message)
     }
 
     /// A TLS alert (e.g. "tlsv13 alert certificate required") in an OpenSSL read/write error.
