@@ -225,8 +225,3 @@ CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check) {
 int ccurl_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }
-
-int ccurl_sha256(const void *data, size_t length, unsigned char digest[32]) {
-    unsigned int size = 0;
-    return EVP_Digest(data, length, digest, &size, EVP_sha256(), NULL) == 1 && size == 32;
-}

@@ -120,7 +120,4 @@ CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);
 /// with SYNC_FILE_RANGE_WRITE), so that a later fsync has little left to do.
 int ccurl_start_writeback(int fd, long long offset, long long length);
 
-/// SHA-256 of `length` bytes at `data` into `digest`. Returns 1 on success.
-int ccurl_sha256(const void *data, size_t length, unsigned char digest[32]);
-
 #endif

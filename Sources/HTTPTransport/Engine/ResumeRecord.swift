@@ -19,7 +19,8 @@ struct ResumeRecord: Equatable {
     /// A record for a body of `url`; `nil` when `validator` cannot identify an entity exactly
     /// (a weak `W/` ETag) or could not be sent back in a header (empty, too long, control bytes).
     init?(url: String, validator: String) {
-        guard let digest = Self.digest(of: url), Self.isUsable(validator) else { return nil }
+        let digest = Self.digest(of: url)
+        guard Self.isUsable(validator) else { return nil }
         urlDigest = digest
         self.validator = validator
     }
@@ -51,16 +52,8 @@ struct ResumeRecord: Equatable {
             && bytes.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
-    private static func digest(of url: String) -> String? {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let done = Array(url.utf8).withUnsafeBytes { bytes in
-            digest.withUnsafeMutableBufferPointer { ccurl_sha256(bytes.baseAddress, bytes.count, $0.baseAddress) }
-        }
-        guard done == 1 else { return nil }
-        return digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+    private static func digest(of url: String) -> String {
+        SHA256Digest.hex(of: Data(url.utf8))
     }
 
     // MARK: On disk, never through a link
