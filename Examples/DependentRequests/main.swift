@@ -31,12 +31,12 @@ let transport = HTTPTransport(
     requestInterceptors: [
         AddCookieInterceptor(cookieProvider: cookies),
         // Last, so it logs what is sent; Cookie and X-CSRF-Token show as <redacted>.
-        LogRequestInterceptor(logLevel: verbose ? .headers : .nothing, redactedHeaders: ["X-CSRF-Token"]),
+        LogRequestInterceptor(logLevel: verbose ? .headers : .nothing, redaction: .default.hiding(headers: ["X-CSRF-Token"])),
     ],
     responseInterceptors: [
         ReceivedCookieInterceptor(cookieStorage: cookies),
         LogResponseInterceptor(logLevel: verbose ? .everything : .nothing,
-                               redactedBodyFields: LogRedaction.defaultBodyFields.union(["csrf_token", "logout_token"])),
+                               redaction: .default.hiding(bodyFields: ["csrf_token", "logout_token"])),
         ClarifyErrorInterceptor(),  // Drupal errors are {"message": "…"}
     ]
 )

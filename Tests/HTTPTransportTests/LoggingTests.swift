@@ -52,7 +52,7 @@ final class LoggingTests: XCTestCase {
     func testRedactsSecretsFalseAndExtraRedactedHeaders() throws {
         let capture = LogCapture()
         let transport = HTTPTransport(
-            requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger, redactsSecrets: false)],
+            requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger, redaction: .disabled)],
             responseInterceptors: [LogResponseInterceptor(logLevel: .status, logger: capture.logger)])
         _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything?token=VISIBLE").with(bearerToken: "SHOWN"))
         let plain = capture.records.map(\.message).joined(separator: "\n")
@@ -62,7 +62,7 @@ final class LoggingTests: XCTestCase {
         let extra = LogCapture()
         let custom = HTTPTransport(
             requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: extra.logger,
-                                                        redactedHeaders: ["X-Api-Key"], redactedQueryParameters: ["sig"])],
+                                                        redaction: .default.hiding(headers: ["X-Api-Key"], queryParameters: ["sig"]))],
             responseInterceptors: [])
         _ = try sendOK(custom, HTTPRequest(endpoint: server.http + "/anything?sig=SIG1&token=T1")
             .with(header: "X-Api-Key", value: "KEY1"))

@@ -60,6 +60,13 @@ public struct LogRedaction: Sendable, Hashable {
         self.bodyFields = Set(bodyFields.map(Self.normalizedName))
     }
 
+    /// This redaction, hiding these names too (e.g. `.default.hiding(headers: ["X-CSRF-Token"])`).
+    public func hiding(headers: Set<String> = [], queryParameters: Set<String> = [],
+                       bodyFields: Set<String> = []) -> LogRedaction {
+        LogRedaction(isEnabled: isEnabled, headers: self.headers.union(headers),
+                     queryParameters: self.queryParameters.union(queryParameters), bodyFields: self.bodyFields.union(bodyFields))
+    }
+
     /// The form in which names are compared: lower-cased, without `-`, `_`, `.` and spaces
     /// (`X-Amz-Signature` → `xamzsignature`, `accessToken` → `accesstoken`).
     public static func normalizedName(_ name: String) -> String {

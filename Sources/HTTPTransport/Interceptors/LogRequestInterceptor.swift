@@ -7,7 +7,7 @@ import Logging
 /// as `request-id`. A request that already carries an `X-Request-ID` header (or an id set by an
 /// earlier interceptor) keeps it as its id. Nothing is added to what is sent unless
 /// `addsRequestIDHeader` is `true`, which also sends the id as `X-Request-ID`.
-/// Secrets are hidden (see `LogRedaction`) unless `redactsSecrets` is `false`.
+/// Secrets are hidden (see `LogRedaction`) unless the redaction is `.disabled`.
 ///
 /// Put it after interceptors that add headers (authentication, cookies) to log what is sent.
 ///
@@ -54,10 +54,8 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
     ///   - logLevel: How much is logged.
     ///   - logger: Where records go.
     ///   - level: The swift-log level of the records.
-    ///   - redactsSecrets: `false` logs secrets as they are.
-    ///   - redactedHeaders: Headers hidden besides `LogRedaction.defaultHeaders`.
-    ///   - redactedQueryParameters: Query parameters (and form fields) whose values are hidden.
-    ///   - redactedBodyFields: JSON object keys and form fields whose values are hidden.
+    ///   - redaction: What is hidden (`.default`; add names with `.default.hiding(headers:…)`,
+    ///     or log secrets as they are with `.disabled`).
     ///   - maxBodyLength: Bodies longer than this many bytes are cut.
     ///   - requestIDHeader: The header whose value, when present, is the request's id.
     ///   - addsRequestIDHeader: `true` also sends the id as `requestIDHeader`.
@@ -65,29 +63,7 @@ public struct LogRequestInterceptor: HTTPRequestInterceptor {
         logLevel: LogLevel = .url,
         logger: Logger = Logger(label: "HTTPTransport"),
         level: Logger.Level = .info,
-        redactsSecrets: Bool = true,
-        redactedHeaders: Set<String> = [],
-        redactedQueryParameters: Set<String> = LogRedaction.defaultQueryParameters,
-        redactedBodyFields: Set<String> = LogRedaction.defaultBodyFields,
-        maxBodyLength: Int = 4096,
-        requestIDHeader: String = "X-Request-ID",
-        addsRequestIDHeader: Bool = false
-    ) {
-        self.init(logLevel: logLevel, logger: logger, level: level,
-                  redaction: LogRedaction(isEnabled: redactsSecrets,
-                                          headers: LogRedaction.defaultHeaders.union(redactedHeaders),
-                                          queryParameters: redactedQueryParameters,
-                                          bodyFields: redactedBodyFields),
-                  maxBodyLength: maxBodyLength, requestIDHeader: requestIDHeader,
-                  addsRequestIDHeader: addsRequestIDHeader)
-    }
-
-    /// A request logger with a ready-made redaction.
-    public init(
-        logLevel: LogLevel,
-        logger: Logger = Logger(label: "HTTPTransport"),
-        level: Logger.Level = .info,
-        redaction: LogRedaction,
+        redaction: LogRedaction = .default,
         maxBodyLength: Int = 4096,
         requestIDHeader: String = "X-Request-ID",
         addsRequestIDHeader: Bool = false

@@ -4,7 +4,7 @@ import Logging
 /// Logs every response through swift-log: one record per response (a single multi-line
 /// message) with the status or the error, the request's method and URL, the total time, and
 /// the request id that `LogRequestInterceptor` logged (also in metadata as `request-id`).
-/// Secrets are hidden (see `LogRedaction`) unless `redactsSecrets` is `false`.
+/// Secrets are hidden (see `LogRedaction`) unless the redaction is `.disabled`.
 ///
 /// ```swift
 /// LogResponseInterceptor(logLevel: .everything, isFilteringHeaders: true, headerFilter: ["Content-Type"])
@@ -51,10 +51,8 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
     ///   - headerFilter: The headers logged when filtering.
     ///   - logger: Where records go.
     ///   - level: The swift-log level of the records.
-    ///   - redactsSecrets: `false` logs secrets as they are.
-    ///   - redactedHeaders: Headers hidden besides `LogRedaction.defaultHeaders`.
-    ///   - redactedQueryParameters: Query parameters (and form fields) whose values are hidden.
-    ///   - redactedBodyFields: JSON object keys and form fields whose values are hidden.
+    ///   - redaction: What is hidden (`.default`; add names with `.default.hiding(headers:…)`,
+    ///     or log secrets as they are with `.disabled`).
     ///   - maxBodyLength: Bodies longer than this many bytes are cut.
     ///   - requestIDHeader: The request header read for the id when the request has no `requestID`.
     public init(
@@ -63,30 +61,7 @@ public struct LogResponseInterceptor: HTTPResponseInterceptor {
         headerFilter: [String] = [],
         logger: Logger = Logger(label: "HTTPTransport"),
         level: Logger.Level = .info,
-        redactsSecrets: Bool = true,
-        redactedHeaders: Set<String> = [],
-        redactedQueryParameters: Set<String> = LogRedaction.defaultQueryParameters,
-        redactedBodyFields: Set<String> = LogRedaction.defaultBodyFields,
-        maxBodyLength: Int = 4096,
-        requestIDHeader: String = "X-Request-ID"
-    ) {
-        self.init(logLevel: logLevel, isFilteringHeaders: isFilteringHeaders, headerFilter: headerFilter,
-                  logger: logger, level: level,
-                  redaction: LogRedaction(isEnabled: redactsSecrets,
-                                          headers: LogRedaction.defaultHeaders.union(redactedHeaders),
-                                          queryParameters: redactedQueryParameters,
-                                          bodyFields: redactedBodyFields),
-                  maxBodyLength: maxBodyLength, requestIDHeader: requestIDHeader)
-    }
-
-    /// A response logger with a ready-made redaction.
-    public init(
-        logLevel: LogLevel,
-        isFilteringHeaders: Bool = false,
-        headerFilter: [String] = [],
-        logger: Logger = Logger(label: "HTTPTransport"),
-        level: Logger.Level = .info,
-        redaction: LogRedaction,
+        redaction: LogRedaction = .default,
         maxBodyLength: Int = 4096,
         requestIDHeader: String = "X-Request-ID"
     ) {
