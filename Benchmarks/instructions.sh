@@ -5,7 +5,9 @@
 # request, start-up and first connection excluded. Installs valgrind and nginx if missing.
 #
 # Environment: N (default 2000), CLIENT_ARGS (extra client options, e.g. "--interceptors 10"),
-#              BASELINE=1 also counts the C libcurl loop (a) with the same method.
+#              BASELINE=1 also counts the C libcurl loop (a) with the same method,
+#              HEADERS=1 also counts the two ways of reading response headers in C
+#              (baseline/header_access.c: a header callback vs curl_easy_nextheader).
 set -euo pipefail
 cd "$(dirname "$0")"
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
@@ -34,6 +36,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/httptransport-instructions.XXXXXX")
 cp "$BIN/BenchHTTPTransport" "$WORK/client"
 strip --strip-debug "$WORK/client"
 gcc -O2 -o "$WORK/curl_baseline" baseline/curl_baseline.c -lcurl -lpthread
+gcc -O2 -o "$WORK/header_access" baseline/header_access.c -lcurl
 mkdir -p "$WORK/www" "$WORK/temp"
 printf '{"id":42,"name":"HTTPTransport benchmark","tags":["swift","libcurl"],"ok":true,"score":0.95}' >"$WORK/www/small.json"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -77,4 +80,8 @@ per_request() {  # the client command; prints instructions per GET
 echo "HTTPTransport: $(per_request "$WORK/client" ${CLIENT_ARGS:-}) instructions per small GET"
 if [ "${BASELINE:-0}" = 1 ]; then
     echo "C libcurl (a): $(per_request "$WORK/curl_baseline") instructions per small GET"
+fi
+if [ "${HEADERS:-0}" = 1 ]; then
+    echo "headers by callback: $(per_request "$WORK/header_access" cb) instructions per small GET"
+    echo "headers by curl_easy_nextheader: $(per_request "$WORK/header_access" api) instructions per small GET"
 fi

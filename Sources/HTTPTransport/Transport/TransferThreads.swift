@@ -101,13 +101,6 @@ final class TransferThreads: @unchecked Sendable {
         }
     }
 
-    /// The number of transfer threads alive (for tests and diagnostics).
-    var threadCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return threads
-    }
-
     private func work() {
         condition.lock()
         while true {
