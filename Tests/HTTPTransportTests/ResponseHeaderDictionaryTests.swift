@@ -5,7 +5,7 @@ import XCTest
 /// `HTTPResponse.headers` is made once per response, whoever reads it first, from any thread.
 final class ResponseHeaderDictionaryTests: XCTestCase {
     func testHeadersDictionaryIsMadeOnceForManyReadersOnManyThreads() {
-        let once = OnceComputed<[String: String]>()
+        let once = HeaderDictionaryCache()
         let makes = Protected(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<100 {

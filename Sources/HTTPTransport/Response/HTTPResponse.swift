@@ -37,7 +37,7 @@ public struct HTTPResponse: Sendable {
     public var headers: [String: String] { headerDictionary.value { rawHeaders.dictionary } }
 
     /// `headers`, made on first read and kept (a response never changes).
-    private let headerDictionary = OnceComputed<[String: String]>()
+    private let headerDictionary = HeaderDictionaryCache()
 
     /// The value of a header, case-insensitively (repeated values joined with `", "`).
     public func header(named name: String) -> String? { rawHeaders[name] }
@@ -87,18 +87,19 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// A value computed once, on first use, by whichever thread asks first (a race computes it
-/// twice and keeps one): lets an immutable `Sendable` value cache what it derives.
-final class OnceComputed<Value: Sendable>: Sendable {
+/// A response's `headers` dictionary, made once, on first read, by whichever thread asks first
+/// (a race makes it twice and keeps one): lets the immutable `Sendable` response keep what it
+/// derives. Not generic, so making one per response costs one small allocation and nothing more.
+final class HeaderDictionaryCache: Sendable {
     private final class Box: Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
+        let dictionary: [String: String]
+        init(_ dictionary: [String: String]) { self.dictionary = dictionary }
     }
 
     private let box = AtomicLazyReference<Box>()
 
-    func value(_ make: () -> Value) -> Value {
-        if let stored = box.load() { return stored.value }
-        return box.storeIfNil(Box(make())).value
+    func value(_ make: () -> [String: String]) -> [String: String] {
+        if let stored = box.load() { return stored.dictionary }
+        return box.storeIfNil(Box(make())).dictionary
     }
 }
