@@ -24,7 +24,11 @@ struct RetryLoop {
             case .fail(let replacement):
                 return .failure(error: replacement)
             case .retry(let next, let delay):
-                guard wait(delay) else { return result }
+                guard wait(delay) else {
+                    return .failure(error: HTTPTransportError(
+                        code: .cancelled, message: "The send was cancelled while waiting to retry; the last attempt failed: \(error.message)",
+                        url: error.url, underlyingError: error))
+                }
                 request = next
                 number += 1
             }
