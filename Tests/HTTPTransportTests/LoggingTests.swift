@@ -49,7 +49,7 @@ final class LoggingTests: XCTestCase {
         try assertPaired(capture.records)
     }
 
-    func testRedactsSecretsFalseAndExtraRedactedHeaders() throws {
+    func testDisabledRedactionShowsSecretsAndACustomOneHidesItsOwnNames() throws {
         let capture = LogCapture()
         let transport = HTTPTransport(
             requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: capture.logger, redaction: .disabled)],
@@ -62,7 +62,7 @@ final class LoggingTests: XCTestCase {
         let extra = LogCapture()
         let custom = HTTPTransport(
             requestInterceptors: [LogRequestInterceptor(logLevel: .headers, logger: extra.logger,
-                                                        redaction: .default.hiding(headers: ["X-Api-Key"], queryParameters: ["sig"]))],
+                                                        redaction: LogRedaction(queryParameters: ["sig"]).hiding(headers: ["X-Api-Key"]))],
             responseInterceptors: [])
         _ = try sendOK(custom, HTTPRequest(endpoint: server.http + "/anything?sig=SIG1&token=T1")
             .with(header: "X-Api-Key", value: "KEY1"))
