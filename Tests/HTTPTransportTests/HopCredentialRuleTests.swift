@@ -39,8 +39,9 @@ final class HopCredentialRuleTests: XCTestCase {
     }
 
     func testEveryKindOfOriginChangeDropsTheCredentials() throws {
+        // Host; scheme (and port); port alone; scheme alone (port 80 both); a host that only starts alike.
         let targets = ["http://b.stub.test/next", "https://a.stub.test/next", "http://a.stub.test:8080/next",
-                       "http://a.stub.test.evil/next"]
+                       "https://a.stub.test:80/next", "http://a.stub.test.evil/next"]
         for target in targets {
             let stub = chain(["http://a.stub.test/start", target])
             _ = try stub.transport(requestInterceptors: interceptors).send(request: request("http://a.stub.test/start")).get()

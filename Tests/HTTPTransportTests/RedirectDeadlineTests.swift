@@ -34,6 +34,24 @@ final class RedirectDeadlineTests: XCTestCase {
         XCTAssertEqual(try hopsSeen(key: key), 4)
     }
 
+    func testAHopsInterceptorCannotExtendTheExchangesDeadline() throws {
+        // The first hop's time-out (as its interceptors leave it) sets the deadline; a later
+        // hop's interceptor that asks for more gets no more than what is left.
+        let key = UUID().uuidString
+        let generous = ClosureRequestInterceptor { request in
+            var request = request
+            if request.redirectedFrom != nil { request.timeout = 30 }
+            return request
+        }
+        // A quick first hop, then a link that takes 4 s.
+        let start = redirect(from: server.http, to: chain(links: 1, delay: 4, key: key))
+        let started = ContinuousClock.now
+        let result = HTTPTransport(requestInterceptors: [generous]).send(request: HTTPRequest(endpoint: start, timeout: 2))
+        XCTAssertEqual(result.error?.code, .timeout, "\(String(describing: result.error))")
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(3500))
+        XCTAssertEqual(try hopsSeen(key: key), 1)
+    }
+
     func testAHopWithNothingLeftFailsBeforeItIsSent() throws {
         // An interceptor that takes the rest of the time on the second hop: that hop must not
         // start (libcurl would read a zero time-out as none).
