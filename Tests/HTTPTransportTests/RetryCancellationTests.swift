@@ -87,6 +87,8 @@ final class RetryCancellationTests: XCTestCase {
     func testASendCancelledDuringTheBackOffFailsWithCancelled() throws {
         let send = try cancelThroughHandle()
         XCTAssertEqual(send.error?.code, .cancelled, "\(String(describing: send.error))")
+        XCTAssertEqual((send.error?.underlyingError as? HTTPTransportError)?.httpStatusCode, .serviceUnavailable,
+                       "the last attempt's failure rides along")
     }
 
     func testCancellingTheTaskDuringTheBackOffEndsTheSendAtOnce() async throws {
