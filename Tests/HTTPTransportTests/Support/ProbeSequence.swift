@@ -48,22 +48,7 @@ extension ProbeStep {
         case .bodiless:
             return [plain(name, with(base, method: [.delete, .options].randomElement(using: &generator) ?? .delete))]
         case .copiedBody, .largeBody, .emptyBody, .overOneMiB:
-            let size = switch kind {
-            case .copiedBody: Int.random(in: 1...2000, using: &generator)
-            case .largeBody: Int.random(in: 70_000...150_000, using: &generator)
-            case .overOneMiB: 1_100_000
-            default: 0
-            }
-            var uploadHeaders = headers
-            if kind == .overOneMiB { uploadHeaders["Content-Type"] = "application/octet-stream" }
-            let request = DataUploadHTTPRequest(httpMethod: bodyMethod, endpoint: base.endpoint, headers: uploadHeaders,
-                                                data: generator.bytes(size), timeout: size > 2000 ? 30 : timeout)
-            let upload = plain("\(name) \(bodyMethod) \(size) bytes", request)
-            // Over 1 MiB libcurl would ask for `100 Continue` unless the header list says not to:
-            // right after a bodiless send with the same headers, that list must change.
-            var bodiless = base
-            bodiless.headers["Content-Type"] = "application/octet-stream"  // as the upload's: only the body differs
-            return kind == .overOneMiB ? [plain(name, bodiless), upload] : [upload]
+            return upload(kind, name, base, method: bodyMethod, using: &generator)
         case .jsonGET:
             return [plain(name, base.with(parameters: ["n": index, "s": "text"], encoding: .json))]
         case .fileUpload:
@@ -87,25 +72,59 @@ extension ProbeStep {
                 if kind == .preCancelled { handle.cancel() }
                 return sent(transport.send(request: base, control: TransferControl(cancellation: handle)))
             }]
-        case .slowAfterQuick:
-            // The quick send leaves a short time-out on the handle; the slow one must not inherit it.
-            let quick = HTTPRequest(endpoint: server.http + "/anything/quick", timeout: 1)
-            return [plain("\(kind): quick GET (1 s)", quick),
-                    plain("\(kind): slow GET (20 s)", HTTPRequest(endpoint: server.http + "/delay/1.2", timeout: 20))]
-        case .mustTimeOut:
-            return [plain("\(kind): GET /delay/1.2, 0.3 s", HTTPRequest(endpoint: server.http + "/delay/1.2", timeout: 0.3))]
+        case .slowAfterQuick, .mustTimeOut:
+            return timed(kind, server: server)
         case .tls:
-            let origins = [server.https(), server.https(host: "127.0.0.1"),
-                           "https://other.example:\(server.ports["https_otherhost"] ?? 0)"]
-            let origin = origins.randomElement(using: &generator) ?? origins[0]
-            var request = base
-            request.endpoint = origin + "/anything/tls/\(index)"
-            if Bool.random(using: &generator) { request = request.with(parameters: ["tls": index], encoding: .json) }
-            return [plain("\(name) \(origin)", request)]
+            return [overTLS(name, base, index: index, server: server, using: &generator)]
         case .status:
             let status = [404, 500, 201, 204].randomElement(using: &generator) ?? 404
             return [plain("\(name) status \(status)", HTTPRequest(endpoint: server.http + "/status/\(status)", headers: headers))]
         }
+    }
+
+    /// A body of the kind's size with `method`; over 1 MiB, right after a bodiless send with the
+    /// same header fields: libcurl would ask for `100 Continue` unless the header list (which
+    /// must change with the body) says not to.
+    private static func upload(_ kind: Kind, _ name: String, _ base: HTTPRequest, method: HTTPRequest.HTTPMethod,
+                               using generator: inout SeededGenerator) -> [ProbeStep] {
+        let size = switch kind {
+        case .copiedBody: Int.random(in: 1...2000, using: &generator)
+        case .largeBody: Int.random(in: 70_000...150_000, using: &generator)
+        case .overOneMiB: 1_100_000
+        default: 0
+        }
+        var headers = base.headers
+        if kind == .overOneMiB { headers["Content-Type"] = "application/octet-stream" }  // as the upload's
+        let request = DataUploadHTTPRequest(httpMethod: method, endpoint: base.endpoint, headers: headers,
+                                            data: generator.bytes(size), timeout: size > 2000 ? 30 : base.timeout)
+        let upload = plain("\(name) \(method) \(size) bytes", request)
+        var bodiless = base
+        bodiless.headers = headers
+        return kind == .overOneMiB ? [plain(name, bodiless), upload] : [upload]
+    }
+
+    /// Time-outs: a quick send leaves a short time-out on the handle that the slow one after it
+    /// must not inherit; a slow send that must time out.
+    private static func timed(_ kind: Kind, server: TestServer) -> [ProbeStep] {
+        let slow = server.http + "/delay/1.2"
+        guard kind == .slowAfterQuick else {
+            return [plain("\(kind): GET /delay/1.2, 0.3 s", HTTPRequest(endpoint: slow, timeout: 0.3))]
+        }
+        return [plain("\(kind): quick GET (1 s)", HTTPRequest(endpoint: server.http + "/anything/quick", timeout: 1)),
+                plain("\(kind): slow GET (20 s)", HTTPRequest(endpoint: slow, timeout: 20))]
+    }
+
+    /// The request to one of the TLS origins (pinned right, pinned wrong, unpinned), with or
+    /// without a JSON body.
+    private static func overTLS(_ name: String, _ base: HTTPRequest, index: Int, server: TestServer,
+                                using generator: inout SeededGenerator) -> ProbeStep {
+        let origins = [server.https(), server.https(host: "127.0.0.1"),
+                       "https://other.example:\(server.ports["https_otherhost"] ?? 0)"]
+        let origin = origins.randomElement(using: &generator) ?? origins[0]
+        var request = base
+        request.endpoint = origin + "/anything/tls/\(index)"
+        if Bool.random(using: &generator) { request = request.with(parameters: ["tls": index], encoding: .json) }
+        return plain("\(name) \(origin)", request)
     }
 
     private static func with(_ request: HTTPRequest, method: HTTPRequest.HTTPMethod) -> HTTPRequest {
