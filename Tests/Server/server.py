@@ -110,6 +110,7 @@ FLAKY = {}            # key -> requests seen
 RANGE_CUT_DONE = set()
 AUTH = {"token": None, "issued": 0}
 CACHE_KEYS = {}       # /cache/<key>: key -> {"count", "version", "requests"}
+HOPTESTS_SLOW_HOPS = {}  # /hoptests/slow-redirect: key -> requests seen
 
 # Deterministic byte pattern: byte i == i % 251.
 _PATTERN_BLOCK = bytes(i % 251 for i in range(251)) * (PIECE // 251 + 2)
@@ -1281,6 +1282,35 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(body, status, headers)
 
 
+    # ---- hoptests helper: a chain of slow redirects ------------------------
+
+    def r_hoptests_slow_redirect(self, rest):
+        """/hoptests/slow-redirect/<n>?delay=S&key=K: counts the request under K, sleeps S seconds
+        (at most 5), then redirects (302) to /hoptests/slow-redirect/<n-1> with the same query;
+        n=0 echoes at once. n is at most 20."""
+        try:
+            n = int(rest.strip("/"))
+            delay = float(first(self.qs, "delay", "1"))
+        except ValueError:
+            return self.send_error_json(400, "bad_request", "bad hop count or delay")
+        if not 0 <= n <= 20:
+            return self.send_error_json(400, "bad_request", "hop count must be 0...20")
+        key = first(self.qs, "key", "default")
+        with STATE_LOCK:
+            HOPTESTS_SLOW_HOPS[key] = HOPTESTS_SLOW_HOPS.get(key, 0) + 1
+        if n == 0:
+            return self.r_echo(rest)
+        time.sleep(min(max(delay, 0.0), 5.0))
+        self.redirect("/hoptests/slow-redirect/%d?%s" % (n - 1, self.query))
+
+    def r_hoptests_slow_redirect_count(self, rest):
+        """/hoptests/slow-redirect-count?key=K: {"count"}: requests seen under K."""
+        key = first(self.qs, "key", "default")
+        with STATE_LOCK:
+            count = HOPTESTS_SLOW_HOPS.get(key, 0)
+        self.send_json({"count": count})
+
+
 EXACT_ROUTES = {
     "/anything": Handler.r_echo,
     "/get": Handler.r_echo,
@@ -1332,6 +1362,8 @@ EXACT_ROUTES = {
     # cache helper
     "/cache-count": Handler.r_cache_count,
     "/cache-bump": Handler.r_cache_bump,
+    # hoptests helper
+    "/hoptests/slow-redirect-count": Handler.r_hoptests_slow_redirect_count,
 }
 
 PREFIX_ROUTES = [
@@ -1350,6 +1382,8 @@ PREFIX_ROUTES = [
     ("/gzip-bomb/", Handler.r_gzip_bomb),
     # cache helper
     ("/cache/", Handler.r_cache),
+    # hoptests helper
+    ("/hoptests/slow-redirect/", Handler.r_hoptests_slow_redirect),
 ]
 
 
