@@ -18,12 +18,11 @@ enum RedirectRule {
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {
-            let shown = LogRedaction.default.redactedURL(location)
-            return failure(.badResponse, "The server redirected to an unusable location '\(shown)'.")
+            // (Error messages hide the secrets of every URL in them, this Location's included.)
+            return failure(.badResponse, "The server redirected to an unusable location '\(location)'.")
         }
         if isHTTPS(request.url), scheme == "http", !configuration.allowsInsecureRedirects {
-            let shown = LogRedaction.default.redactedURL(target)
-            return failure(.insecureRedirect, "The server redirected from https to plain http (\(shown)); not followed. "
+            return failure(.insecureRedirect, "The server redirected from https to plain http (\(target.absoluteString)); not followed. "
                 + "Set Session.Configuration.allowsInsecureRedirects to follow such redirects.")
         }
         var next = request
