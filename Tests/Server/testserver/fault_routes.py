@@ -1,0 +1,55 @@
+"""Broken answers: truncated bodies, connections closed early, cut status lines and headers, garbage."""
+
+
+class FaultRoutes:
+    """Each fault writes raw bytes and closes the connection without a TLS close_notify."""
+
+    def r_fault_truncated(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                         b"Content-Length: 100\r\n\r\n" + b"x" * 50)
+        self.hard_close()
+
+    def r_fault_close(self, rest):
+        self._response_started = True
+        self.hard_close()
+
+    def r_fault_partial_headers(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Ty")
+        self.hard_close()
+
+    def r_fault_partial_status(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 20")
+        self.hard_close()
+
+    def r_fault_partial_headers_length(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nX-Cut")
+        self.hard_close()
+
+    def r_fault_garbage(self, rest):
+        self._response_started = True
+        self.wfile.write(b"this is not http\r\n\r\n")
+        self.hard_close()
+
+    def r_fault_chunked_truncated(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                         b"Transfer-Encoding: chunked\r\n\r\n"
+                         b"a\r\n0123456789\r\n")
+        self.hard_close()
+
+
+EXACT_ROUTES = {
+    "/fault/truncated": FaultRoutes.r_fault_truncated,
+    "/fault/close-before-response": FaultRoutes.r_fault_close,
+    "/fault/partial-headers": FaultRoutes.r_fault_partial_headers,
+    "/fault/partial-status": FaultRoutes.r_fault_partial_status,
+    "/fault/partial-headers-length": FaultRoutes.r_fault_partial_headers_length,
+    "/fault/garbage": FaultRoutes.r_fault_garbage,
+    "/fault/chunked-truncated": FaultRoutes.r_fault_chunked_truncated,
+}
+
+PREFIX_ROUTES = []
