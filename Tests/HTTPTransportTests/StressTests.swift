@@ -15,102 +15,40 @@ final class StressTests: XCTestCase {
         let session = Session(configuration: configuration)
         let transport = HTTPTransport(session: session)
         let engine = try XCTUnwrap(session.engine as? CurlEngine)
-        let base = server.http
-        let refused = "http://127.0.0.1:\(TestServer.closedPort())/refused"
-        let problems = Counter()
+        let sends = MixedSends(transport: transport, base: server.http,
+                               refused: "http://127.0.0.1:\(TestServer.closedPort())/refused")
         let outcomes = Counter()
 
-        // Samples the idle count while the threads run: never above the configuration's limit.
-        let monitorStop = Protected(false)
-        let maxIdleSeen = Protected(0)
-        let monitor = Thread {
-            while !monitorStop.value {
-                let idle = engine.idleHandleCount
-                if idle > maxIdleSeen.value { maxIdleSeen.value = idle }
-                usleep(500)
-            }
-        }
-        monitor.start()
-
+        let monitor = IdleHandleMonitor(engine: engine)
         DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
             for index in 0..<Self.sendsPerThread {
                 let token = "s\(thread)-\(index)"
-                switch index % 10 {
-                case 0, 1, 2, 3:
-                    // GET with a query parameter and a header, both echoed back.
-                    let request = HTTPRequest(endpoint: base + "/anything/\(token)")
-                        .with(parameters: ["token": token], encoding: .url)
-                        .with(header: "X-Token", value: token)
-                    Self.expectEcho(transport.send(request: request), token: token, method: "GET", problems: problems)
-                case 4, 5:
-                    // POST with a JSON body.
-                    let request = HTTPRequest(httpMethod: .post, endpoint: base + "/anything/\(token)")
-                        .with(parameters: ["token": token, "n": index], encoding: .json)
-                        .with(header: "X-Token", value: token)
-                    Self.expectEcho(transport.send(request: request), token: token, method: "POST", problems: problems,
-                                    jsonToken: true)
-                case 6:
-                    // A data upload (PUT) whose body is the token.
-                    let request = DataUploadHTTPRequest(httpMethod: .put, endpoint: base + "/anything/\(token)",
-                                                        headers: ["X-Token": token], data: Data(token.utf8))
-                    Self.expectEcho(transport.send(request: request), token: token, method: "PUT", problems: problems,
-                                    bodyText: token)
-                case 7:
-                    // A response cut short: its failure must not leak into the next send on that handle.
-                    let result = transport.send(request: HTTPRequest(endpoint: base + "/fault/truncated?token=\(token)"))
-                    if result.error?.code != .badResponse {
-                        problems.add("\(token): truncated gave \(String(describing: result.error?.code))")
-                    }
-                case 8:
-                    // Nothing listens there.
-                    let result = transport.send(request: HTTPRequest(endpoint: refused))
-                    if result.error?.code != .cannotConnect {
-                        problems.add("\(token): refused gave \(String(describing: result.error?.code))")
-                    }
-                default:
-                    // A session created, used (through the shared transport, and through its own
-                    // transport) and dropped while the others run.
-                    let own = Session()
-                    let request = HTTPRequest(endpoint: base + "/anything/\(token)", session: own)
-                        .with(parameters: ["token": token], encoding: .url)
-                        .with(header: "X-Token", value: token)
-                    Self.expectEcho(transport.send(request: request), token: token, method: "GET", problems: problems)
-                    let other = HTTPTransport(session: own)
-                    Self.expectEcho(other.send(request: request.with(header: "X-Token", value: token)), token: token,
-                                    method: "GET", problems: problems)
-                    if index % 20 == 9 {
-                        // A send cancelled before it starts answers .cancelled and sends nothing.
-                        let cancellation = CancellationHandle()
-                        cancellation.cancel()
-                        let result = transport.send(request: HTTPRequest(endpoint: base + "/delay/1"),
-                                                    control: TransferControl(cancellation: cancellation))
-                        if result.error?.code != .cancelled {
-                            problems.add("\(token): cancelled gave \(String(describing: result.error?.code))")
-                        }
-                    }
-                }
+                sends.send(index: index, token: token)
                 outcomes.add(token)
             }
         }
-        monitorStop.value = true
-        while !monitor.isFinished { usleep(1000) }
+        let maxIdleSeen = monitor.stop()
 
         XCTAssertEqual(outcomes.values.count, Self.threads * Self.sendsPerThread)
-        XCTAssertEqual(problems.values, [])
+        XCTAssertEqual(sends.problems.values, [])
         XCTAssertLessThanOrEqual(engine.idleHandleCount, configuration.maxIdleHandles)
-        XCTAssertLessThanOrEqual(maxIdleSeen.value, configuration.maxIdleHandles)
+        XCTAssertLessThanOrEqual(maxIdleSeen, configuration.maxIdleHandles)
+        try assertStillReusesConnections(transport, engine: engine, maxIdleHandles: configuration.maxIdleHandles)
+    }
 
-        // The shared transport still works, and keeps reusing a connection (handles whose last
-        // transfer failed were closed, so the first sends may open new connections).
+    /// The shared transport still works after the hammering, and keeps reusing a connection
+    /// (handles whose last transfer failed were closed, so the first sends may open new ones).
+    private func assertStillReusesConnections(_ transport: HTTPTransport, engine: CurlEngine,
+                                              maxIdleHandles: Int) throws {
         var reused = false
-        for _ in 0..<(configuration.maxIdleHandles + 2) {
-            let after = try sendOK(transport, HTTPRequest(endpoint: base + "/json"))
+        for _ in 0..<(maxIdleHandles + 2) {
+            let after = try sendOK(transport, HTTPRequest(endpoint: server.http + "/json"))
             XCTAssertEqual(after.httpStatus, .ok)
             reused = after.metrics.connectionReused
         }
         XCTAssertTrue(reused, "sequential sends reuse a pooled connection")
         XCTAssertGreaterThan(engine.idleHandleCount, 0, "handles go back to the pool")
-        XCTAssertLessThanOrEqual(engine.idleHandleCount, configuration.maxIdleHandles)
+        XCTAssertLessThanOrEqual(engine.idleHandleCount, maxIdleHandles)
     }
 
     /// Sessions created and dropped on many threads at once, each with a send in flight elsewhere:
@@ -154,6 +92,113 @@ final class StressTests: XCTestCase {
             if let bodyText, echo["body_text"] as? String != bodyText { wrong.append("body \(echo["body_text"] ?? "nil")") }
             if response.request.url.path != "/anything/\(token)" { wrong.append("response.request \(response.request.url)") }
             if !wrong.isEmpty { problems.add("\(token): " + wrong.joined(separator: ", ")) }
+        }
+    }
+}
+
+/// Samples the engine's idle handle count on its own thread until stopped.
+private final class IdleHandleMonitor {
+    private let stopped = Protected(false)
+    private let maxIdleSeen = Protected(0)
+    private let thread: Thread
+
+    init(engine: CurlEngine) {
+        let (stopped, maxIdleSeen) = (stopped, maxIdleSeen)
+        thread = Thread {
+            while !stopped.value {
+                let idle = engine.idleHandleCount
+                if idle > maxIdleSeen.value { maxIdleSeen.value = idle }
+                usleep(500)
+            }
+        }
+        thread.start()
+    }
+
+    /// Stops sampling, waits for the sampling thread to end and returns the most seen idle.
+    func stop() -> Int {
+        stopped.value = true
+        while !thread.isFinished { usleep(1000) }
+        return maxIdleSeen.value
+    }
+}
+
+/// The ten kinds of send the stress test mixes, chosen by `index % 10`; each checks its own
+/// outcome and records anything wrong in `problems`.
+private struct MixedSends: Sendable {
+    let transport: HTTPTransport
+    let base: String
+    let refused: String
+    let problems = Counter()
+
+    func send(index: Int, token: String) {
+        switch index % 10 {
+        case 0, 1, 2, 3: getWithQueryAndHeader(token)
+        case 4, 5: postJSON(token, index: index)
+        case 6: putData(token)
+        case 7: expectFailure(token, HTTPRequest(endpoint: base + "/fault/truncated?token=\(token)"), .badResponse,
+                              "truncated")
+        case 8: expectFailure(token, HTTPRequest(endpoint: refused), .cannotConnect, "refused")
+        default: throughOwnSession(token, index: index)
+        }
+    }
+
+    /// GET with a query parameter and a header, both echoed back.
+    private func getWithQueryAndHeader(_ token: String) {
+        let request = HTTPRequest(endpoint: base + "/anything/\(token)")
+            .with(parameters: ["token": token], encoding: .url)
+            .with(header: "X-Token", value: token)
+        StressTests.expectEcho(transport.send(request: request), token: token, method: "GET", problems: problems)
+    }
+
+    /// POST with a JSON body.
+    private func postJSON(_ token: String, index: Int) {
+        let request = HTTPRequest(httpMethod: .post, endpoint: base + "/anything/\(token)")
+            .with(parameters: ["token": token, "n": index], encoding: .json)
+            .with(header: "X-Token", value: token)
+        StressTests.expectEcho(transport.send(request: request), token: token, method: "POST", problems: problems,
+                               jsonToken: true)
+    }
+
+    /// A data upload (PUT) whose body is the token.
+    private func putData(_ token: String) {
+        let request = DataUploadHTTPRequest(httpMethod: .put, endpoint: base + "/anything/\(token)",
+                                            headers: ["X-Token": token], data: Data(token.utf8))
+        StressTests.expectEcho(transport.send(request: request), token: token, method: "PUT", problems: problems,
+                               bodyText: token)
+    }
+
+    /// A send that must fail with `code` (a response cut short, nothing listening): its failure
+    /// must not leak into the next send on that handle.
+    private func expectFailure(_ token: String, _ request: HTTPRequest, _ code: HTTPTransportError.Code,
+                               _ what: String) {
+        let result = transport.send(request: request)
+        if result.error?.code != code {
+            problems.add("\(token): \(what) gave \(String(describing: result.error?.code))")
+        }
+    }
+
+    /// A session created, used (through the shared transport, and through its own transport) and
+    /// dropped while the others run; every other time also a send cancelled before it starts.
+    private func throughOwnSession(_ token: String, index: Int) {
+        let own = Session()
+        let request = HTTPRequest(endpoint: base + "/anything/\(token)", session: own)
+            .with(parameters: ["token": token], encoding: .url)
+            .with(header: "X-Token", value: token)
+        StressTests.expectEcho(transport.send(request: request), token: token, method: "GET", problems: problems)
+        let other = HTTPTransport(session: own)
+        StressTests.expectEcho(other.send(request: request.with(header: "X-Token", value: token)), token: token,
+                               method: "GET", problems: problems)
+        if index % 20 == 9 { cancelledBeforeStart(token) }
+    }
+
+    /// A send cancelled before it starts answers .cancelled and sends nothing.
+    private func cancelledBeforeStart(_ token: String) {
+        let cancellation = CancellationHandle()
+        cancellation.cancel()
+        let result = transport.send(request: HTTPRequest(endpoint: base + "/delay/1"),
+                                    control: TransferControl(cancellation: cancellation))
+        if result.error?.code != .cancelled {
+            problems.add("\(token): cancelled gave \(String(describing: result.error?.code))")
         }
     }
 }

@@ -27,8 +27,22 @@ final class NginxPeer: @unchecked Sendable {
         h2cPort = TestServer.closedPort()
         tlsPort = TestServer.closedPort()
         httpsProxyPort = TestServer.closedPort()
+        try peer.write("nginx.conf", Self.configuration(in: peer, certificates: certificates, port: port, h2cPort: h2cPort,
+                                                        tlsPort: tlsPort, httpsProxyPort: httpsProxyPort))
+        let (port, h2cPort, tlsPort, proxyPort, socket) = (port, h2cPort, tlsPort, httpsProxyPort, peer.path("nginx.sock"))
+        try peer.start(binary, ["-p", peer.directory.path, "-c", peer.path("nginx.conf"), "-e", peer.path("error.log")]) {
+            PeerProcess.accepts(host: "127.0.0.1", port: port) && PeerProcess.accepts(host: "::1", port: port)
+                && PeerProcess.accepts(host: "127.0.0.1", port: h2cPort) && PeerProcess.accepts(host: "127.0.0.1", port: tlsPort)
+                && PeerProcess.accepts(host: "127.0.0.1", port: proxyPort)
+                && PeerProcess.accepts(unixSocket: socket)
+        }
+    }
+
+    /// nginx.conf for the listeners in the table above, every path inside the peer's directory.
+    private static func configuration(in peer: PeerProcess, certificates: URL, port: Int, h2cPort: Int, tlsPort: Int,
+                                      httpsProxyPort: Int) -> String {
         let answer = #"return 200 "$server_protocol $http_host $request_uri $server_addr\n";"#
-        let config = """
+        return """
             daemon off;
             master_process off;
             worker_processes 1;
@@ -72,14 +86,6 @@ final class NginxPeer: @unchecked Sendable {
             }
 
             """
-        try peer.write("nginx.conf", config)
-        let (port, h2cPort, tlsPort, proxyPort, socket) = (port, h2cPort, tlsPort, httpsProxyPort, peer.path("nginx.sock"))
-        try peer.start(binary, ["-p", peer.directory.path, "-c", peer.path("nginx.conf"), "-e", peer.path("error.log")]) {
-            PeerProcess.accepts(host: "127.0.0.1", port: port) && PeerProcess.accepts(host: "::1", port: port)
-                && PeerProcess.accepts(host: "127.0.0.1", port: h2cPort) && PeerProcess.accepts(host: "127.0.0.1", port: tlsPort)
-                && PeerProcess.accepts(host: "127.0.0.1", port: proxyPort)
-                && PeerProcess.accepts(unixSocket: socket)
-        }
     }
 
     /// The access log so far.
