@@ -170,37 +170,16 @@ struct FakeDrupalSite {
         guard request.query["_format"] == "json" else {
             return message("Not acceptable format: html", status: 406)
         }
-
         if request.method == "POST", parts == ["user", "login"] {
-            guard let credentials = request.json, credentials["name"] as? String == "admin",
-                  credentials["pass"] as? String == "correct horse" else {
-                return message("Sorry, unrecognized username or password.", status: 400)
-            }
-            let sid = token()
-            let session = Session(uid: 1, csrfToken: token(), logoutToken: token())
-            state.sessions[sid] = session
-            return .json(
-                ["current_user": ["uid": "1", "roles": ["authenticated", "administrator"], "name": "admin"],
-                 "csrf_token": session.csrfToken, "logout_token": session.logoutToken],
-                headers: [("Set-Cookie", "\(cookieName)=\(sid); Max-Age=2000000; Path=/; HttpOnly; SameSite=Lax")])
+            return logIn(request, state: &state)
         }
 
         // Who is asking: a session cookie, Basic auth, or nobody.
         let sid = request.cookie(cookieName)
         let session = sid.flatMap { state.sessions[$0] }
         let basicAuth = request.header("Authorization") == basicCredentials
-        guard session != nil || basicAuth else {
-            return message("The 'access content' permission is required.", status: 403)
-        }
-        // Cookie sessions must prove writes with the CSRF token (Basic auth needs none).
-        if let session, !basicAuth, ["POST", "PUT", "PATCH", "DELETE"].contains(request.method),
-           parts != ["user", "logout"] {
-            guard let sent = request.header("X-CSRF-Token") else {
-                return message("X-CSRF-Token request header is missing", status: 403)
-            }
-            guard sent == session.csrfToken else {
-                return message("X-CSRF-Token request header is invalid", status: 403)
-            }
+        if let refusal = accessRefusal(request, session: session, basicAuth: basicAuth) {
+            return refusal
         }
 
         switch (request.method, parts) {
@@ -214,36 +193,80 @@ struct FakeDrupalSite {
             guard path[1] == "1" else { return message("The requested page could not be found.", status: 404) }
             return .json(["uid": [["value": 1]], "name": [["value": "admin"]], "status": [["value": true]]])
         case ("POST", ["node"]):
-            guard let title = fieldValue(request.json, "title"), !title.isEmpty else {
-                return message("Unprocessable Entity: validation failed.\ntitle: This value should not be null.", status: 422)
-            }
-            let nid = state.nextNid
-            state.nextNid += 1
-            let node = ["type": fieldValue(request.json, "type", key: "target_id") ?? "article", "title": title,
-                        "body": fieldValue(request.json, "body") ?? ""]
-            state.nodes[nid] = node
-            return .json(nodeJSON(nid, node), status: 201, headers: [("Location", "/node/\(nid)?_format=json")])
+            return createNode(request, state: &state)
         case (let method, let path) where path.count == 2 && path[0] == "node":
-            guard let nid = Int(path[1]), var node = state.nodes[nid] else {
-                return message("The \"node\" parameter was not converted for the path \"/node/{node}\" (method: \"\(method)\")",
-                               status: 404)
-            }
-            switch method {
-            case "GET":
-                return .json(nodeJSON(nid, node))
-            case "PATCH":
-                if let title = fieldValue(request.json, "title") { node["title"] = title }
-                if let body = fieldValue(request.json, "body") { node["body"] = body }
-                state.nodes[nid] = node
-                return .json(nodeJSON(nid, node))
-            case "DELETE":
-                state.nodes[nid] = nil
-                return .empty(status: 204)
-            default:
-                return message("No route found for \"\(method) /node/\(nid)\": Method Not Allowed", status: 405)
-            }
+            return nodeRequest(request, method: method, nid: path[1], state: &state)
         default:
             return message("No route found for \"\(request.method) \(request.path)\"", status: 404)
+        }
+    }
+
+    /// `POST /user/login`: a new session with its CSRF and logout tokens, for the right credentials.
+    private static func logIn(_ request: ExampleServer.Request, state: inout State) -> ExampleServer.Response {
+        guard let credentials = request.json, credentials["name"] as? String == "admin",
+              credentials["pass"] as? String == "correct horse" else {
+            return message("Sorry, unrecognized username or password.", status: 400)
+        }
+        let sid = token()
+        let session = Session(uid: 1, csrfToken: token(), logoutToken: token())
+        state.sessions[sid] = session
+        return .json(
+            ["current_user": ["uid": "1", "roles": ["authenticated", "administrator"], "name": "admin"],
+             "csrf_token": session.csrfToken, "logout_token": session.logoutToken],
+            headers: [("Set-Cookie", "\(cookieName)=\(sid); Max-Age=2000000; Path=/; HttpOnly; SameSite=Lax")])
+    }
+
+    /// Drupal's 403 for a request with neither a session nor Basic auth, and for a cookie
+    /// session's write without the right CSRF token (Basic auth needs none); nil when allowed.
+    private static func accessRefusal(_ request: ExampleServer.Request, session: Session?,
+                                      basicAuth: Bool) -> ExampleServer.Response? {
+        guard session != nil || basicAuth else {
+            return message("The 'access content' permission is required.", status: 403)
+        }
+        guard let session, !basicAuth, ["POST", "PUT", "PATCH", "DELETE"].contains(request.method),
+              request.pathComponents != ["user", "logout"] else { return nil }
+        guard let sent = request.header("X-CSRF-Token") else {
+            return message("X-CSRF-Token request header is missing", status: 403)
+        }
+        guard sent == session.csrfToken else {
+            return message("X-CSRF-Token request header is invalid", status: 403)
+        }
+        return nil
+    }
+
+    /// `POST /node`: a new node from Drupal's field-item JSON (a title is required).
+    private static func createNode(_ request: ExampleServer.Request, state: inout State) -> ExampleServer.Response {
+        guard let title = fieldValue(request.json, "title"), !title.isEmpty else {
+            return message("Unprocessable Entity: validation failed.\ntitle: This value should not be null.", status: 422)
+        }
+        let nid = state.nextNid
+        state.nextNid += 1
+        let node = ["type": fieldValue(request.json, "type", key: "target_id") ?? "article", "title": title,
+                    "body": fieldValue(request.json, "body") ?? ""]
+        state.nodes[nid] = node
+        return .json(nodeJSON(nid, node), status: 201, headers: [("Location", "/node/\(nid)?_format=json")])
+    }
+
+    /// `GET`, `PATCH` or `DELETE /node/{nid}`.
+    private static func nodeRequest(_ request: ExampleServer.Request, method: String, nid text: String,
+                                    state: inout State) -> ExampleServer.Response {
+        guard let nid = Int(text), var node = state.nodes[nid] else {
+            return message("The \"node\" parameter was not converted for the path \"/node/{node}\" (method: \"\(method)\")",
+                           status: 404)
+        }
+        switch method {
+        case "GET":
+            return .json(nodeJSON(nid, node))
+        case "PATCH":
+            if let title = fieldValue(request.json, "title") { node["title"] = title }
+            if let body = fieldValue(request.json, "body") { node["body"] = body }
+            state.nodes[nid] = node
+            return .json(nodeJSON(nid, node))
+        case "DELETE":
+            state.nodes[nid] = nil
+            return .empty(status: 204)
+        default:
+            return message("No route found for \"\(method) /node/\(nid)\": Method Not Allowed", status: 405)
         }
     }
 }

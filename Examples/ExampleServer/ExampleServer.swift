@@ -147,54 +147,66 @@ public final class ExampleServer: Sendable {
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         var reader = Reader(connection: connection)
-        while true {
-            guard let head = reader.readHead() else { return }
-            var lines = head.components(separatedBy: "\r\n")
-            let requestLine = lines.removeFirst().split(separator: " ")
-            guard requestLine.count >= 2 else { return }
-            var headers: [String: String] = [:]
-            for line in lines {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-            if headers["expect"]?.lowercased() == "100-continue", !write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: connection) {
-                return
-            }
-            let body: Data
-            if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-                guard let chunked = reader.readChunkedBody() else { return }
-                body = chunked
-            } else {
-                guard let plain = reader.read(count: Int(headers["content-length"] ?? "0") ?? 0) else { return }
-                body = plain
-            }
-            let target = String(requestLine[1])
-            let pathAndQuery = target.split(separator: "?", maxSplits: 1)
-            var query: [String: String] = [:]
-            if pathAndQuery.count == 2 {
-                for pair in pathAndQuery[1].split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1).map { part in
-                        let text = String(part).replacingOccurrences(of: "+", with: " ")
-                        return text.removingPercentEncoding ?? text
-                    }
-                    query[parts[0]] = parts.count > 1 ? parts[1] : ""
-                }
-            }
-            let method = String(requestLine[0])
-            let request = Request(method: method, path: String(pathAndQuery.first ?? ""), query: query,
-                                  headers: headers, body: body)
+        while let request = readRequest(from: &reader, answeringContinueOn: connection) {
             let response = handler(request)
             served.add(1, ordering: .relaxed)
-            var text = "HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))\r\n"
-            for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
-            let bodyAllowed = response.status != 204 && response.status != 304 && !(100..<200).contains(response.status)
-            if bodyAllowed { text += "Content-Length: \(response.body.count)\r\n" }
-            text += "\r\n"
-            var output = Data(text.utf8)
-            if method != "HEAD", bodyAllowed { output.append(response.body) }
-            guard write(output, to: connection) else { return }
-            if headers["connection"]?.lowercased() == "close" { return }
+            guard write(Self.encode(response, forMethod: request.method), to: connection) else { return }
+            if request.headers["connection"]?.lowercased() == "close" { return }
         }
+    }
+
+    /// The next request on the connection (its head, then its body by length or chunks), or nil
+    /// when the connection ends or sends something unreadable.
+    private func readRequest(from reader: inout Reader, answeringContinueOn connection: Int32) -> Request? {
+        guard let head = reader.readHead() else { return nil }
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        if headers["expect"]?.lowercased() == "100-continue", !write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: connection) {
+            return nil
+        }
+        let body: Data
+        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+            guard let chunked = reader.readChunkedBody() else { return nil }
+            body = chunked
+        } else {
+            guard let plain = reader.read(count: Int(headers["content-length"] ?? "0") ?? 0) else { return nil }
+            body = plain
+        }
+        let pathAndQuery = requestLine[1].split(separator: "?", maxSplits: 1)
+        return Request(method: String(requestLine[0]), path: String(pathAndQuery.first ?? ""),
+                       query: pathAndQuery.count == 2 ? Self.decodeQuery(pathAndQuery[1]) : [:],
+                       headers: headers, body: body)
+    }
+
+    /// `a=1&b=x+y` as a dictionary, `+` and percent-escapes decoded (the last of repeated names wins).
+    private static func decodeQuery(_ query: Substring) -> [String: String] {
+        var decoded: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { part in
+                let text = String(part).replacingOccurrences(of: "+", with: " ")
+                return text.removingPercentEncoding ?? text
+            }
+            decoded[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        return decoded
+    }
+
+    /// The response's bytes: status line, headers, `Content-Length` and body where a body is allowed.
+    private static func encode(_ response: Response, forMethod method: String) -> Data {
+        var text = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
+        let bodyAllowed = response.status != 204 && response.status != 304 && !(100..<200).contains(response.status)
+        if bodyAllowed { text += "Content-Length: \(response.body.count)\r\n" }
+        text += "\r\n"
+        var output = Data(text.utf8)
+        if method != "HEAD", bodyAllowed { output.append(response.body) }
+        return output
     }
 
     private func write(_ data: Data, to connection: Int32) -> Bool {
@@ -270,8 +282,9 @@ public final class ExampleServer: Sendable {
             read(until: Data("\r\n\r\n".utf8)).map { String(decoding: $0, as: UTF8.self) }
         }
 
-        /// Exactly `count` bytes.
+        /// Exactly `count` bytes; nil for a negative count (a bad length or chunk size).
         mutating func read(count: Int) -> Data? {
+            guard count >= 0 else { return nil }
             while buffer.count < count { guard fill() else { return nil } }
             let result = Data(buffer.prefix(count))
             buffer = Data(buffer.dropFirst(count))
