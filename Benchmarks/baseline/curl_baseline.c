@@ -175,11 +175,16 @@ static int perform(CURL *curl, struct buffer *buffer, size_t expected, long *con
     return 0;
 }
 
+/* Transfers before the clock starts: a tenth of the count, at least 1, at most 200. */
+static long warm_up_count(long count) {
+    return count / 10 > 200 ? 200 : (count / 10 > 0 ? count / 10 : 1);
+}
+
 static void *run_worker(void *argument) {
     struct worker *worker = argument;
     struct buffer buffer = {0};
     CURL *curl = new_handle(worker->url, &buffer);
-    long warm = worker->count / 10 > 200 ? 200 : (worker->count / 10 > 0 ? worker->count / 10 : 1);
+    long warm = warm_up_count(worker->count);
     long ignored = 0;
     for (long i = 0; i < warm; i++) perform(curl, &buffer, 0, &ignored);
     pthread_barrier_wait(worker->barrier);  /* the clock starts when every thread is here */
@@ -199,6 +204,110 @@ static void report(const char *workload, long ops, double seconds, size_t bytes,
            workload, ops, seconds, bytes, errors, status_kib("VmHWM:"), rss_start_kib, connections);
 }
 
+/* get / post: COUNT sequential transfers on one handle (post: a 1 KiB JSON body). */
+static int run_sequential(const char *workload, const char *url, long count) {
+    int is_post = workload[0] == 'p';
+    struct buffer buffer = {0};
+    CURL *curl = new_handle(url, &buffer);
+    struct curl_slist *headers = NULL;
+    if (is_post) {
+        /* {"data":"xxx…"}: exactly 1,024 bytes, as the Swift clients send. */
+        memset(post_body, 'x', 1024);
+        memcpy(post_body, "{\"data\":\"", 9);
+        memcpy(post_body + 1022, "\"}", 2);
+        post_body[1024] = 0;
+        headers = curl_slist_append(headers, "Content-Type: application/json");
+        headers = curl_slist_append(headers, "Expect:");
+        if (like_httptransport()) headers = httptransport_headers(headers);
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 1024L);
+    }
+    long warm = warm_up_count(count);
+    long errors = 0, connections = 0;
+    size_t bytes = 0;
+    for (long i = 0; i < warm; i++) perform(curl, &buffer, 0, &connections);
+    connections = 0;
+    rss_start_kib = status_kib("VmRSS:");
+    double start = now();
+    for (long i = 0; i < count; i++) {
+        errors += perform(curl, &buffer, 0, &connections);
+        bytes += buffer.size;
+    }
+    double seconds = now() - start;
+    report(workload, count, seconds, bytes, errors, connections);
+    curl_slist_free_all(headers);
+    cleanup_handle(curl);
+    free(buffer.data);
+    return 0;
+}
+
+/* threads: THREADS threads, each with its own handle, PER transfers each, started together. */
+static int run_threads(const char *url, int threads, long per) {
+    pthread_t ids[256];
+    struct worker workers[256];
+    pthread_barrier_t barrier;
+    if (threads < 1 || threads > 256) return 2;
+    pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
+    for (int i = 0; i < threads; i++) {
+        workers[i] = (struct worker){.url = url, .count = per, .barrier = &barrier};
+        pthread_create(&ids[i], NULL, run_worker, &workers[i]);
+    }
+    pthread_barrier_wait(&barrier);  /* every thread warmed up */
+    rss_start_kib = status_kib("VmRSS:");
+    double start = now();
+    pthread_barrier_wait(&barrier);  /* go */
+    long errors = 0, connections = 0;
+    size_t bytes = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(ids[i], NULL);
+        errors += workers[i].errors;
+        connections += workers[i].connections;
+        bytes += workers[i].bytes;
+    }
+    double seconds = now() - start;
+    report("threads", (long)threads * per, seconds, bytes, errors, connections);
+    return 0;
+}
+
+/* download / download-file: one large body on a warmed-up connection, into memory or a file. */
+static int run_download(const char *workload, const char *warm_url, const char *big_url, size_t expected,
+                        const char *path) {
+    struct buffer buffer = {0};
+    long connections = 0, errors = 0;
+    CURL *curl = new_handle(warm_url, &buffer);
+    perform(curl, &buffer, 0, &connections);  /* warm-up: the connection is open */
+    curl_easy_setopt(curl, CURLOPT_URL, big_url);
+    FILE *file = NULL;
+    if (path != NULL) {
+        file = fopen(path, "wb");
+        if (file == NULL) {
+            perror("fopen");
+            return 1;
+        }
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, NULL); /* libcurl's default: fwrite */
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, file);
+    }
+    rss_start_kib = status_kib("VmRSS:");
+    double start = now();
+    CURLcode code = curl_easy_perform(curl);
+    if (file != NULL) fclose(file);
+    double seconds = now() - start;
+    long status = 0;
+    curl_off_t received = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+    if (code != CURLE_OK || status != 200 || (size_t)received != expected) {
+        fprintf(stderr, "curl_baseline: download failed: %s, status %ld, %lld bytes\n", curl_easy_strerror(code),
+                status, (long long)received);
+        errors = 1;
+    }
+    report(workload, 1, seconds, (size_t)received, errors, 0);
+    cleanup_handle(curl);
+    free(buffer.data);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: curl_baseline get|post BASE_URL COUNT | threads BASE_URL THREADS PER |\n"
@@ -213,106 +322,21 @@ int main(int argc, char **argv) {
     snprintf(big_url, sizeof big_url, "%s/big.bin", base);
     curl_global_init(CURL_GLOBAL_ALL);
 
+    int status;
     if (strcmp(workload, "get") == 0 || strcmp(workload, "post") == 0) {
-        int is_post = workload[0] == 'p';
-        long count = atol(argv[3]);
-        struct buffer buffer = {0};
-        CURL *curl = new_handle(is_post ? post_url : small_url, &buffer);
-        struct curl_slist *headers = NULL;
-        if (is_post) {
-            /* {"data":"xxx…"}: exactly 1,024 bytes, as the Swift clients send. */
-            memset(post_body, 'x', 1024);
-            memcpy(post_body, "{\"data\":\"", 9);
-            memcpy(post_body + 1022, "\"}", 2);
-            post_body[1024] = 0;
-            headers = curl_slist_append(headers, "Content-Type: application/json");
-            headers = curl_slist_append(headers, "Expect:");
-            if (like_httptransport()) headers = httptransport_headers(headers);
-            curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body);
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 1024L);
-        }
-        long warm = count / 10 > 200 ? 200 : (count / 10 > 0 ? count / 10 : 1);
-        long errors = 0, connections = 0;
-        size_t bytes = 0;
-        for (long i = 0; i < warm; i++) perform(curl, &buffer, 0, &connections);
-        connections = 0;
-        rss_start_kib = status_kib("VmRSS:");
-        double start = now();
-        for (long i = 0; i < count; i++) {
-            errors += perform(curl, &buffer, 0, &connections);
-            bytes += buffer.size;
-        }
-        double seconds = now() - start;
-        report(workload, count, seconds, bytes, errors, connections);
-        curl_slist_free_all(headers);
-        cleanup_handle(curl);
-        free(buffer.data);
+        status = run_sequential(workload, workload[0] == 'p' ? post_url : small_url, atol(argv[3]));
     } else if (strcmp(workload, "threads") == 0) {
-        int threads = atoi(argv[3]);
-        long per = argc > 4 ? atol(argv[4]) : 1000;
-        pthread_t ids[256];
-        struct worker workers[256];
-        pthread_barrier_t barrier;
-        if (threads < 1 || threads > 256) return 2;
-        pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
-        for (int i = 0; i < threads; i++) {
-            workers[i] = (struct worker){.url = small_url, .count = per, .barrier = &barrier};
-            pthread_create(&ids[i], NULL, run_worker, &workers[i]);
-        }
-        pthread_barrier_wait(&barrier);  /* every thread warmed up */
-        rss_start_kib = status_kib("VmRSS:");
-        double start = now();
-        pthread_barrier_wait(&barrier);  /* go */
-        long errors = 0, connections = 0;
-        size_t bytes = 0;
-        for (int i = 0; i < threads; i++) {
-            pthread_join(ids[i], NULL);
-            errors += workers[i].errors;
-            connections += workers[i].connections;
-            bytes += workers[i].bytes;
-        }
-        double seconds = now() - start;
-        report(workload, (long)threads * per, seconds, bytes, errors, connections);
-    } else if (strcmp(workload, "download") == 0 || strcmp(workload, "download-file") == 0) {
-        size_t expected = (size_t)atoll(argv[3]);
-        int to_file = strcmp(workload, "download-file") == 0;
-        struct buffer buffer = {0};
-        long connections = 0, errors = 0;
-        CURL *curl = new_handle(small_url, &buffer);
-        perform(curl, &buffer, 0, &connections);  /* warm-up: the connection is open */
-        curl_easy_setopt(curl, CURLOPT_URL, big_url);
-        FILE *file = NULL;
-        if (to_file) {
-            file = fopen(argc > 4 ? argv[4] : "/tmp/curl-baseline.bin", "wb");
-            if (file == NULL) {
-                perror("fopen");
-                return 1;
-            }
-            curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, NULL); /* libcurl's default: fwrite */
-            curl_easy_setopt(curl, CURLOPT_WRITEDATA, file);
-        }
-        rss_start_kib = status_kib("VmRSS:");
-        double start = now();
-        CURLcode code = curl_easy_perform(curl);
-        if (file != NULL) fclose(file);
-        double seconds = now() - start;
-        long status = 0;
-        curl_off_t received = 0;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
-        if (code != CURLE_OK || status != 200 || (size_t)received != expected) {
-            fprintf(stderr, "curl_baseline: download failed: %s, status %ld, %lld bytes\n", curl_easy_strerror(code),
-                    status, (long long)received);
-            errors = 1;
-        }
-        report(workload, 1, seconds, (size_t)received, errors, 0);
-        cleanup_handle(curl);
-        free(buffer.data);
+        status = run_threads(small_url, atoi(argv[3]), argc > 4 ? atol(argv[4]) : 1000);
+    } else if (strcmp(workload, "download") == 0) {
+        status = run_download(workload, small_url, big_url, (size_t)atoll(argv[3]), NULL);
+    } else if (strcmp(workload, "download-file") == 0) {
+        status = run_download(workload, small_url, big_url, (size_t)atoll(argv[3]),
+                              argc > 4 ? argv[4] : "/tmp/curl-baseline.bin");
     } else {
         fprintf(stderr, "unknown workload %s\n", workload);
         return 2;
     }
+    if (status != 0) return status;
     curl_global_cleanup();
     return 0;
 }
