@@ -56,13 +56,7 @@ class SwiftScanner:
                 continue
             word = IDENTIFIER.match(text, i) if (c.isalpha() or c == "_") else None
             if word:
-                name = word.group(0)
-                before = text[i - 1] if i > 0 else " "
-                if name in SWIFT_DECLARATIONS and before not in ".`" and not IDENTIFIER.match(before):
-                    rest = text[word.end():word.end() + 80].split("\n")[0]
-                    label = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", rest)
-                    title = name + (" " + label.group(1) if label and name in ("func", "var") else "")
-                    pending = {"line": line, "name": title, "parens": frame["parens"], "var": name == "var"}
+                pending = self._declaration(word, line, frame) or pending
                 i = word.end()
                 continue
             if c == "\n" and pending and pending["var"]:
@@ -90,6 +84,17 @@ class SwiftScanner:
                     self.found.append((owner["line"], line, owner["name"]))
             i += 1
         return self.found
+
+    def _declaration(self, word, line, frame):
+        """The declaration a keyword starts (`func name` …), or None for any other word."""
+        name, start = word.group(0), word.start()
+        before = self.text[start - 1] if start > 0 else " "
+        if name not in SWIFT_DECLARATIONS or before in ".`" or IDENTIFIER.match(before):
+            return None
+        rest = self.text[word.end():word.end() + 80].split("\n")[0]
+        label = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", rest)
+        title = name + (" " + label.group(1) if label and name in ("func", "var") else "")
+        return {"line": line, "name": title, "parens": frame["parens"], "var": name == "var"}
 
     def _in_string(self, frames, frame, i):
         text = self.text
