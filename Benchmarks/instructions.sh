@@ -14,20 +14,11 @@ export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 N=${N:-2000}
 
-missing=()
+source ./nginx.sh
+missing=($(nginx_if_missing))
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
-command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
-if [ "${#missing[@]}" -gt 0 ]; then
-    SUDO=""; if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-    # No nginx service on port 80 after installing it.
-    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-    $SUDO chmod +x /usr/sbin/policy-rc.d
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-    $SUDO rm -f /usr/sbin/policy-rc.d
-fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+apt_install "${missing[@]}"
 
 swift build -c release --product BenchHTTPTransport >/dev/null 2>&1
 BIN=$(swift build -c release --show-bin-path)
@@ -37,31 +28,11 @@ cp "$BIN/BenchHTTPTransport" "$WORK/client"
 strip --strip-debug "$WORK/client"
 gcc -O2 -o "$WORK/curl_baseline" baseline/curl_baseline.c -lcurl -lpthread
 gcc -O2 -o "$WORK/header_access" baseline/header_access.c -lcurl
-mkdir -p "$WORK/www" "$WORK/temp"
-printf '{"id":42,"name":"HTTPTransport benchmark","tags":["swift","libcurl"],"ok":true,"score":0.95}' >"$WORK/www/small.json"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/error.log warn;
-events { worker_connections 64; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    client_body_temp_path $WORK/temp/body;
-    proxy_temp_path $WORK/temp/proxy;
-    fastcgi_temp_path $WORK/temp/fastcgi;
-    uwsgi_temp_path $WORK/temp/uwsgi;
-    scgi_temp_path $WORK/temp/scgi;
-    types { application/json json; }
-    server { listen 127.0.0.1:$PORT; root $WORK/www; }
-}
-EOF
-"$NGINX" -p "$WORK" -e "$WORK/error.log" -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-trap 'kill -QUIT $NGINX_PID 2>/dev/null || true; wait $NGINX_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/small.json" && break; sleep 0.05; done
+write_small_json "$WORK"
+PORT=$(free_port)
+nginx_config "$WORK" "$PORT" >"$WORK/nginx.conf"
+trap 'nginx_stop; rm -rf "$WORK"' EXIT
+nginx_start "$WORK" "http://127.0.0.1:$PORT/small.json"
 
 count() {  # $1: requests; the rest: the client command. Prints total instructions.
     local requests=$1; shift

@@ -41,28 +41,16 @@ fi
 BIG_BYTES=$((BIG_MIB * 1024 * 1024))
 
 # --- 1. What the benchmark needs -------------------------------------------------------------
-missing=()
-command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+source ./nginx.sh
+missing=($(nginx_if_missing))
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || missing+=(libcurl4-openssl-dev)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "run.sh: installing ${missing[*]}"
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-    # Debian starts nginx's own service on port 80 after installing it, unless policy-rc.d says no.
-    policy_added=0
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-        printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-        $SUDO chmod +x /usr/sbin/policy-rc.d
-        policy_added=1
-    fi
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-    if [ "$policy_added" = 1 ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+    apt_install "${missing[@]}"
 fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 # --- 2. Build ---------------------------------------------------------------------------------
 echo "run.sh: building (release; AsyncHTTPClient's first build takes several minutes)"
@@ -84,8 +72,7 @@ BIN=$(swift build -c release --show-bin-path)
 
 # --- 3. The server's files --------------------------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/httptransport-bench.XXXXXX")
-chmod 755 "$WORK"
-mkdir -p "$WORK/www" "$WORK/temp" "$WORK/out"
+mkdir -p "$WORK/www" "$WORK/out"
 # The large file is generated once and kept between runs (random bytes: nothing compresses).
 DATA_DIR=${TMPDIR:-/tmp}/httptransport-bench-data
 mkdir -p "$DATA_DIR"
@@ -96,63 +83,31 @@ if [ "$(stat -c %s "$DATA_DIR/big-$BIG_MIB.bin" 2>/dev/null || echo 0)" != "$BIG
 fi
 chmod 644 "$DATA_DIR/big-$BIG_MIB.bin"
 ln -s "$DATA_DIR/big-$BIG_MIB.bin" "$WORK/www/big.bin"
-# ~100 bytes of JSON.
-printf '{"id":42,"name":"HTTPTransport benchmark","tags":["swift","libcurl"],"ok":true,"score":0.95}' >"$WORK/www/small.json"
+write_small_json "$WORK"
 cp "$WORK/www/small.json" "$WORK/www/cached.json"  # (f) and (g): the same body, cacheable for an hour
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$WORK/nginx.conf" <<EOF
-# Written by Benchmarks/run.sh for one run.
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
+PORT=$(free_port)
+nginx_config "$WORK" "$PORT" "
     sendfile on;
     tcp_nopush on;
     tcp_nodelay on;
     keepalive_timeout 120s;
-    keepalive_requests 10000000;  # every request of a run on one connection (the default closes after 1,000)
-    client_body_temp_path $WORK/temp/body;
-    proxy_temp_path $WORK/temp/proxy;
-    fastcgi_temp_path $WORK/temp/fastcgi;
-    uwsgi_temp_path $WORK/temp/uwsgi;
-    scgi_temp_path $WORK/temp/scgi;
-    types { application/json json; application/octet-stream bin; }
-    default_type application/octet-stream;
-    server {
-        listen 127.0.0.1:$PORT;
-        root $WORK/www;
+    default_type application/octet-stream;" "
         # Reads (and discards) a body of up to 16 KiB in memory, answers a small JSON body; the
         # connection stays open (checked below).
         location = /post {
             client_body_buffer_size 16k;
             default_type application/json;
-            return 200 '{"ok":true}';
+            return 200 '{\"ok\":true}';
         }
         location = /cached.json {
             expires 1h;  # Cache-Control: max-age=3600 and Expires
-        }
-    }
-}
-EOF
+        }" >"$WORK/nginx.conf"
 BASE="http://127.0.0.1:$PORT"
 RESULTS="$WORK/results.jsonl"
 : >"$RESULTS"
 
-NGINX_PID=""
-stop_nginx() {
-    if [ -n "$NGINX_PID" ]; then
-        kill -QUIT "$NGINX_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$NGINX_PID" 2>/dev/null || true
-        wait "$NGINX_PID" 2>/dev/null || true
-        NGINX_PID=""
-    fi
-}
 cleanup() {
-    stop_nginx
+    nginx_stop
     if [ "${KEEP:-0}" = 1 ]; then echo "run.sh: kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -161,13 +116,7 @@ trap 'exit 130' INT TERM  # the EXIT trap then stops nginx
 start_nginx() {  # $1: pinned|unpinned
     local prefix=()
     if [ "$1" = pinned ]; then prefix=(taskset -c 0); fi
-    "${prefix[@]}" "$NGINX" -p "$WORK" -e "$WORK/error.log" -c "$WORK/nginx.conf" &
-    NGINX_PID=$!
-    for _ in $(seq 100); do
-        curl -s -o /dev/null "$BASE/small.json" 2>/dev/null && break
-        sleep 0.05
-    done
-    curl -sf -o /dev/null "$BASE/small.json" || { cat "$WORK/error.log" >&2; echo "run.sh: nginx did not start" >&2; exit 1; }
+    nginx_start "$WORK" "$BASE/small.json" "${prefix[@]}"
 }
 
 check_server() {
@@ -227,7 +176,7 @@ started=$(date +%s)
 for mode in $MODES; do
     start_nginx "$mode"
     check_server
-    echo "run.sh: $mode: $REPS repetitions of [$WORKLOADS] × clients [$CLIENTS] against nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') on $BASE"
+    echo "run.sh: $mode: $REPS repetitions of [$WORKLOADS] × clients [$CLIENTS] against nginx $("$(nginx_binary)" -v 2>&1 | sed 's/.*\///') on $BASE"
     for rep in $(seq "$REPS"); do
         for workload in $WORKLOADS; do
             for client in $CLIENTS; do
@@ -237,7 +186,7 @@ for mode in $MODES; do
         done
         echo "run.sh: $mode: repetition $rep done ($(( $(date +%s) - started )) s)"
     done
-    stop_nginx
+    nginx_stop
 done
 
 # --- 5. Tables --------------------------------------------------------------------------------
