@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
-// Run everything through ./run.sh.
+// Run it through the scripts beside this file: run.sh (the clients), instructions.sh, soak.sh and
+// large-bodies.sh.
 import Foundation
 import PackageDescription
 
@@ -18,9 +19,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
+        // soak.sh: connection reuse and memory over 10,000 sequential GETs.
         .executableTarget(
             name: "ReuseSoak",
-            dependencies: [.product(name: "HTTPTransport", package: library)]
+            dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
         ),
         // Timing, peak memory and the command line shared by the Swift clients.
         .target(name: "BenchSupport"),
@@ -35,6 +37,11 @@ let package = Package(
         .executableTarget(
             name: "BenchAsyncHTTPClient",
             dependencies: ["BenchSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        // large-bodies.sh: peak memory of 1 GiB transfers, cancellation latency.
+        .executableTarget(
+            name: "LargeBodies",
+            dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
         ),
     ],
     swiftLanguageModes: [.v6]

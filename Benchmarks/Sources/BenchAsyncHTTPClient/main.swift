@@ -34,47 +34,21 @@ postRequest.method = .POST
 postRequest.headers.add(name: "Content-Type", value: "application/json")
 postRequest.body = .bytes(ByteBuffer(bytes: Payload.postBody))
 
-if arguments.workload == .threads {
-    let warmUp = warmUpCount(arguments)
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<arguments.threads {
-            group.addTask { for _ in 0..<warmUp { _ = await send(getRequest) } }
-        }
-    }
-} else {
-    for _ in 0..<warmUpCount(arguments) { _ = await send(arguments.workload == .post ? postRequest : getRequest) }
-}
+await warmUpAwaiting(arguments, get: { _ = await send(getRequest) }, post: { _ = await send(postRequest) })
 markStart()
 
-var operations = 0
-var bytes = 0
-var seconds = 0.0
+let timed: Timed
 switch arguments.workload {
-case .get, .post:
-    let request = arguments.workload == .post ? postRequest : getRequest
-    let start = now()
-    for _ in 0..<arguments.count { bytes += await send(request) }
-    seconds = now() - start
-    operations = arguments.count
+case .get:
+    timed = await timeAwaited(arguments.count) { await send(getRequest) }
+case .post:
+    timed = await timeAwaited(arguments.count) { await send(postRequest) }
 case .threads:
-    let perThread = arguments.count
-    let start = now()
-    await withTaskGroup(of: Void.self) { group in
-        for _ in 0..<arguments.threads {
-            group.addTask {
-                for _ in 0..<perThread { _ = await send(getRequest) }
-            }
-        }
-    }
-    seconds = now() - start
-    operations = arguments.threads * perThread
+    timed = await timeTasks(arguments.threads, perTask: arguments.count) { await send(getRequest) }
 case .download:
-    let start = now()
-    bytes = await send(HTTPClientRequest(url: arguments.bigURL), expectedSize: arguments.bytes)
-    seconds = now() - start
-    operations = 1
+    timed = await timeAwaited(1) { await send(HTTPClientRequest(url: arguments.bigURL), expectedSize: arguments.bytes) }
 case .downloadFile:
     FileHandle.standardError.write(Data("download-file is measured for the C baseline and HTTPTransport only\n".utf8))
     exit(2)
 }
-report(client: "asynchttpclient", arguments, operations: operations, seconds: seconds, bytes: bytes, failures: failures)
+report(client: "asynchttpclient", arguments, timed, failures: failures)

@@ -69,56 +69,40 @@ func check(_ result: HTTPTransport.Result, expectedSize: Int? = nil) -> Int {
 let getRequest = HTTPRequest(endpoint: cacheMode == nil ? arguments.smallURL : arguments.baseURL + "/cached.json")
 let postRequest = DataUploadHTTPRequest(endpoint: arguments.postURL, headers: ["Content-Type": "application/json"],
                                         data: Payload.postBody)
-if arguments.workload == .threads {
-    // Every thread's connection is open before the clock starts (as in the C baseline).
-    let warmUp = warmUpCount(arguments)
-    _ = runOnThreads(arguments.threads) { _ in for _ in 0..<warmUp { _ = transport.send(request: getRequest) } }
-} else {
-    for _ in 0..<warmUpCount(arguments) {
-        _ = arguments.workload == .post ? transport.send(request: postRequest) : transport.send(request: getRequest)
-    }
-}
-markStart()
-let connectionsAfterWarmUp = connections.total
 
-var operations = 0
-var bytes = 0
-var seconds = 0.0
-switch arguments.workload {
-case .get:
-    let start = now()
-    for _ in 0..<arguments.count { bytes += check(transport.send(request: getRequest)) }
-    seconds = now() - start
-    operations = arguments.count
-case .post:
-    let start = now()
-    for _ in 0..<arguments.count { bytes += check(transport.send(request: postRequest)) }
-    seconds = now() - start
-    operations = arguments.count
-case .threads:
-    let perThread = arguments.count
-    seconds = runOnThreads(arguments.threads) { _ in
-        for _ in 0..<perThread { _ = check(transport.send(request: getRequest)) }
-    }
-    operations = arguments.threads * perThread
-case .download:
-    let request = HTTPRequest(endpoint: arguments.bigURL, timeout: 600)
-    let start = now()
-    bytes = check(transport.send(request: request), expectedSize: arguments.bytes)
-    seconds = now() - start
-    operations = 1
-case .downloadFile:
+/// The download to a file: timed around the send; the bytes are the file's size afterwards.
+func downloadToFile() -> Timed {
     let destination = URL(fileURLWithPath: arguments.path ?? "/tmp/httptransport-bench.bin")
     let request = HTTPRequest(endpoint: arguments.bigURL, timeout: 600).downloading(to: destination)
     let start = now()
     let result = transport.send(request: request)
-    seconds = now() - start
+    let seconds = now() - start
     _ = check(result)
-    bytes = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
+    let bytes = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? 0
     if bytes != arguments.bytes { failures.add("file has \(bytes) bytes, expected \(arguments.bytes)") }
     if result.value?.fileURL != destination { failures.add("fileURL is \(String(describing: result.value?.fileURL))") }
-    operations = 1
+    return Timed(operations: 1, bytes: bytes, seconds: seconds)
 }
-report(client: client, arguments, operations: operations, seconds: seconds, bytes: bytes, failures: failures,
+
+// Every thread's connection is open before the clock starts (as in the C baseline).
+warmUp(arguments, get: { _ = transport.send(request: getRequest) }, post: { _ = transport.send(request: postRequest) })
+markStart()
+let connectionsAfterWarmUp = connections.total
+
+let timed: Timed
+switch arguments.workload {
+case .get:
+    timed = timeSequential(arguments.count) { check(transport.send(request: getRequest)) }
+case .post:
+    timed = timeSequential(arguments.count) { check(transport.send(request: postRequest)) }
+case .threads:
+    timed = timeOnThreads(arguments.threads, perThread: arguments.count) { check(transport.send(request: getRequest)) }
+case .download:
+    let request = HTTPRequest(endpoint: arguments.bigURL, timeout: 600)
+    timed = timeSequential(1) { check(transport.send(request: request), expectedSize: arguments.bytes) }
+case .downloadFile:
+    timed = downloadToFile()
+}
+report(client: client, arguments, timed, failures: failures,
        extra: ["connections": "\(connections.total - connectionsAfterWarmUp)"])
 try? FileManager.default.removeItem(at: cacheDirectory)

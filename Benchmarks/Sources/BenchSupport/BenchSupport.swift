@@ -93,13 +93,6 @@ public enum Payload {
     }
 }
 
-/// Monotonic seconds.
-public func now() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-}
-
 /// A field of /proc/self/status in KiB (`VmHWM`: peak resident set; `VmRSS`: resident now).
 public func statusKiB(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
@@ -137,42 +130,18 @@ public final class Failures: @unchecked Sendable {
     public var firstDescription: String? { lock.lock(); defer { lock.unlock() }; return first }
 }
 
-/// Runs `body(thread)` on `threads` new threads released together; returns the seconds from the
-/// release until the last one finished.
-public func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
-    let ready = DispatchSemaphore(value: 0)
-    let go = DispatchSemaphore(value: 0)
-    let done = DispatchGroup()
-    for thread in 0..<threads {
-        done.enter()
-        let worker = Thread {
-            ready.signal()
-            go.wait()
-            body(thread)
-            done.leave()
-        }
-        worker.stackSize = 1 << 20
-        worker.start()
-    }
-    for _ in 0..<threads { ready.wait() }
-    let start = now()
-    for _ in 0..<threads { go.signal() }
-    done.wait()
-    return now() - start
-}
-
 /// Prints the result line run.sh reads, and the first failure (if any) on standard error.
-public func report(client: String, _ arguments: BenchArguments, operations: Int, seconds: Double, bytes: Int,
-                   failures: Failures, extra: [String: String] = [:]) {
+public func report(client: String, _ arguments: BenchArguments, _ timed: Timed, failures: Failures,
+                   extra: [String: String] = [:]) {
     if let first = failures.firstDescription {
         FileHandle.standardError.write(Data("\(client) \(arguments.workload.rawValue): \(failures.total) failures, first: \(first)\n".utf8))
     }
     var fields = [
         "\"client\":\"\(client)\"",
         "\"workload\":\"\(arguments.workload.rawValue)\"",
-        "\"ops\":\(operations)",
-        "\"seconds\":\(String(format: "%.6f", seconds))",
-        "\"bytes\":\(bytes)",
+        "\"ops\":\(timed.operations)",
+        "\"seconds\":\(String(format: "%.6f", timed.seconds))",
+        "\"bytes\":\(timed.bytes)",
         "\"errors\":\(failures.total)",
         "\"vmhwm_kib\":\(peakResidentKiB())",
         "\"rss_start_kib\":\(residentAtStartKiB)",
@@ -181,14 +150,6 @@ public func report(client: String, _ arguments: BenchArguments, operations: Int,
     print("{" + fields.joined(separator: ",") + "}")
     if ProcessInfo.processInfo.environment["BENCH_SMAPS"] == "1" { printLargestMappings() }
     fflush(nil)  // every stream
-}
-
-/// How many requests to send before the clock starts (connections open, caches warm).
-public func warmUpCount(_ arguments: BenchArguments) -> Int {
-    switch arguments.workload {
-    case .get, .post, .threads: return max(1, min(200, arguments.count / 10))
-    case .download, .downloadFile: return 1
-    }
 }
 
 /// With BENCH_SMAPS=1: the mappings holding the most resident memory, on standard error (to see

@@ -50,37 +50,21 @@ postRequest.httpMethod = "POST"
 postRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
 postRequest.httpBody = Payload.postBody
 
-if arguments.workload == .threads {
-    let warmUp = warmUpCount(arguments)
-    _ = runOnThreads(arguments.threads) { _ in for _ in 0..<warmUp { _ = send(getRequest) } }
-} else {
-    for _ in 0..<warmUpCount(arguments) { _ = send(arguments.workload == .post ? postRequest : getRequest) }
-}
+warmUp(arguments, get: { _ = send(getRequest) }, post: { _ = send(postRequest) })
 markStart()
 
-var operations = 0
-var bytes = 0
-var seconds = 0.0
+let timed: Timed
 switch arguments.workload {
-case .get, .post:
-    let request = arguments.workload == .post ? postRequest : getRequest
-    let start = now()
-    for _ in 0..<arguments.count { bytes += send(request) }
-    seconds = now() - start
-    operations = arguments.count
+case .get:
+    timed = timeSequential(arguments.count) { send(getRequest) }
+case .post:
+    timed = timeSequential(arguments.count) { send(postRequest) }
 case .threads:
-    let perThread = arguments.count
-    seconds = runOnThreads(arguments.threads) { _ in
-        for _ in 0..<perThread { _ = send(getRequest) }
-    }
-    operations = arguments.threads * perThread
+    timed = timeOnThreads(arguments.threads, perThread: arguments.count) { send(getRequest) }
 case .download:
-    let start = now()
-    bytes = send(URLRequest(url: URL(string: arguments.bigURL)!), expectedSize: arguments.bytes)
-    seconds = now() - start
-    operations = 1
+    timed = timeSequential(1) { send(URLRequest(url: URL(string: arguments.bigURL)!), expectedSize: arguments.bytes) }
 case .downloadFile:
     FileHandle.standardError.write(Data("download-file is measured for the C baseline and HTTPTransport only\n".utf8))
     exit(2)
 }
-report(client: "urlsession", arguments, operations: operations, seconds: seconds, bytes: bytes, failures: failures)
+report(client: "urlsession", arguments, timed, failures: failures)

@@ -1,18 +1,11 @@
-// Usage: LargeBodies BASE_URL download|upload|cancel [BYTES]
-// Prints peak resident memory above the baseline taken just before the transfer.
+// Memory of 1 GiB transfers (a download to file, a file upload: the peak resident memory above
+// the baseline taken just before the transfer) and cancellation latency. Run through
+// Benchmarks/large-bodies.sh. Usage: LargeBodies BASE_URL download|upload|cancel [BYTES]
+import BenchSupport
 import Foundation
 import HTTPTransport
 
-func memoryKiB() -> (current: Int, peak: Int) {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
-    func field(_ name: String) -> Int {
-        for line in status.split(separator: "\n") where line.hasPrefix(name) {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
-    return (field("VmRSS:"), field("VmHWM:"))
-}
+func memoryKiB() -> (current: Int, peak: Int) { (statusKiB("VmRSS"), statusKiB("VmHWM")) }
 
 /// Resets VmHWM to the current RSS (Linux: write 5 to /proc/self/clear_refs).
 func resetPeak() {
@@ -49,7 +42,7 @@ case "download":
     print("baseline RSS \(baseline.current) KiB, peak \(after.peak) KiB, peak above baseline \((after.peak - baseline.current) / 1024) MiB")
 case "upload":
     let file = work.appendingPathComponent("upload.bin")
-    FileManager.default.createFile(atPath: file.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
     let handle = try FileHandle(forWritingTo: file)
     try handle.truncate(atOffset: UInt64(bytes))  // sparse: reads as zeros without using disk
     try handle.close()

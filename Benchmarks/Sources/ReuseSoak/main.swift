@@ -1,19 +1,11 @@
 // 10,000 sequential small GETs through one transport: do they reuse one connection, and does
 // memory stay flat? Prints connection count, reuse ratio, and resident memory after 1,000 and
 // after 10,000 requests. Usage: ReuseSoak URL [COUNT]
+import BenchSupport
 import Foundation
 import HTTPTransport
 
-func residentKiB() -> (current: Int, peak: Int) {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
-    func field(_ name: String) -> Int {
-        for line in status.split(separator: "\n") where line.hasPrefix(name) {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
-    return (field("VmRSS:"), field("VmHWM:"))
-}
+func residentKiB() -> (current: Int, peak: Int) { (statusKiB("VmRSS"), statusKiB("VmHWM")) }
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
