@@ -108,13 +108,6 @@ enum CookieTestSupport {
         .deletingLastPathComponent()  // Tests/HTTPTransportTests
         .deletingLastPathComponent()  // Tests
         .appendingPathComponent("Conformance/http-state")
-
-    /// A fresh, empty temporary directory.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cookie-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }
 
 /// A clock tests can move; `now` is what `CookieStorage(now:)` takes.

@@ -10,11 +10,7 @@ final class CookieFileTests: XCTestCase {
     private let clock = CookieTestClock(Date(timeIntervalSince1970: 1_700_000_000))
 
     override func setUpWithError() throws {
-        directory = try CookieTestSupport.temporaryDirectory()
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryDirectory("cookie-tests")
     }
 
     private func fileText() throws -> String { try String(contentsOf: file, encoding: .utf8) }

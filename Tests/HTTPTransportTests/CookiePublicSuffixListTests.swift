@@ -51,8 +51,7 @@ final class CookiePublicSuffixListTests: XCTestCase {
     }
 
     func testListFileGivenAppliesItsOwnRules() throws {
-        let file = try CookieTestSupport.temporaryDirectory().appendingPathComponent("list.dat")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let file = try temporaryDirectory("cookie-tests").appendingPathComponent("list.dat")
         try Data("// a private list\nexample.org\n*.ck\n!www.ck\n".utf8).write(to: file)
         let own = PublicSuffixList(file: file)
         XCTAssertTrue(own.hasData)

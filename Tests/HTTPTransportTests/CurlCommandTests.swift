@@ -248,10 +248,7 @@ final class CurlCommandTests: XCTestCase {
     }
 
     private func temporaryFile(named name: String, contents: Data) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent(name)
+        let url = try temporaryDirectory("curl").appendingPathComponent(name)
         try contents.write(to: url)
         return url
     }

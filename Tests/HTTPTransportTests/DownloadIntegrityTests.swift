@@ -10,12 +10,7 @@ final class DownloadIntegrityTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("download-integrity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryDirectory("download-integrity")
     }
 
     private func transport(maxResponseSize: Int64) -> HTTPTransport {

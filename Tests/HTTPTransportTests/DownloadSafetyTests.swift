@@ -15,14 +15,9 @@ final class DownloadSafetyTests: XCTestCase {
     let precious = Data("\"precious, must never change\"".utf8)
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("download-safety-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try temporaryDirectory("download-safety")
         victim = directory.appendingPathComponent("victim.txt")
         try precious.write(to: victim)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     private func part(of destination: URL) -> String { destination.path + ".part" }

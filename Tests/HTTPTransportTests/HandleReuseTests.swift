@@ -93,9 +93,7 @@ final class HandleReuseTests: XCTestCase {
     }
 
     func testDownloadsAndCancellableSendsInBetweenLeavePlainSendsWorking() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryDirectory("reuse")
         let destination = directory.appendingPathComponent("bytes.bin")
 
         let before = try sendOK(transport, HTTPRequest(endpoint: server.http + "/bytes/100"))

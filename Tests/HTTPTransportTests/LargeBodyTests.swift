@@ -9,12 +9,7 @@ final class LargeBodyTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryDirectory("large")
     }
 
     /// A file of `size` pseudo-random bytes, and its SHA-256.

@@ -74,11 +74,3 @@ final class RedirectTests: XCTestCase {
         XCTAssertEqual(headers["authorization"], "Bearer secret")
     }
 }
-
-/// A thread-safe list of strings for tests.
-final class Counter: @unchecked Sendable {
-    private var items: [String] = []
-    private let lock = NSLock()
-    func add(_ item: String) { lock.withLock { items.append(item) } }
-    var values: [String] { lock.withLock { items } }
-}

@@ -20,3 +20,11 @@ final class Protected<Value>: @unchecked Sendable {
         set { withLock { $0 = newValue } }
     }
 }
+
+/// A thread-safe list of strings for tests.
+final class Counter: @unchecked Sendable {
+    private var items: [String] = []
+    private let lock = NSLock()
+    func add(_ item: String) { lock.withLock { items.append(item) } }
+    var values: [String] { lock.withLock { items } }
+}
