@@ -33,6 +33,7 @@ passed=0
 failed=0
 current=""
 current_log=""
+failed_before=0
 
 # check DESCRIPTION CONDITION...: counts one check of the current example.
 check() {
@@ -60,8 +61,11 @@ lacks() { ! grep -Eq -- "$1" "$current_log"; }
 start() {
     current="$1"
     current_log="$logs/$1.log"
-    echo "examples: $1"
+    failed_    echo "examples: $1"
 }
+
+# any_failed: whether a check of the current example failed.
+any_failed() { [ "$failed" -gt "$failed_before" ]; }
 
 # run NAME [ARGS...]: runs an example in the foreground (at most 180 s); sets $status.
 run() {
@@ -73,7 +77,7 @@ run() {
 
 # show_on_failure: prints the example's output when one of its checks failed.
 show_on_failure() {
-    if [ "$failed" -gt "$1" ]; then
+    if any_failed; then
         echo "  --- output of $current ---"
         sed 's/^/  | /' "$current_log" | tail -n 80
         echo "  ---"
@@ -82,7 +86,6 @@ show_on_failure() {
 
 # --- Demo: the cook book ------------------------------------------------------------------
 start Demo
-before=$failed
 run Demo
 check "exits 0" [ "$status" -eq 0 ]
 check "basic GET printed the JSON" has 'Sample Slide Show'
@@ -90,35 +93,32 @@ check "dependent requests found the user" has 'users: .*Appleseed'
 check "body and URL parameters arrived" has 'salary'
 check "the 404 was clarified" has 'status 404, code not_found'
 check "a refused connection is .cannotConnect" has 'refused connection: cannotConnect'
-show_on_failure "$before"
+show_on_failure
 
 # --- DependentRequests: log in, CRUD, log out ---------------------------------------------
 start DependentRequests
-before=$failed
 run DependentRequests
 check "exits 0" [ "$status" -eq 0 ]
 check "all its checks passed" has '^DependentRequests: all [0-9]+ checks passed$'
 check "logged in with a session cookie" has 'session cookie SESS[0-9a-f]+ stored'
 check "created, updated and deleted a node" has_all '201 created node' 'title is now "Hello again"' '204 No Content'
 check "no unexpected result" lacks 'UNEXPECTED'
-show_on_failure "$before"
+show_on_failure
 
 # --- Middleware: custom interceptors and StubEngine ---------------------------------------
 start Middleware
-before=$failed
 run Middleware
 check "exits 0" [ "$status" -eq 0 ]
 check "all its checks passed" has '^Middleware: all [0-9]+ checks passed$'
 check "error bodies became BankError values" has 'insufficientFunds: Balance'
 check "the stub answered without a server" has 'stubbed overdraft: insufficientFunds: stubbed'
 check "no unexpected result" lacks 'UNEXPECTED'
-show_on_failure "$before"
+show_on_failure
 
 # --- WorkerDaemon: a bounded run ----------------------------------------------------------
 # Jobs whose id ends in 3 fail once with 503 (20 of 200), jobs 17, 67, 117, 167 always do:
 # 196 done, 4 failed, 20 + 4 × 2 = 28 retries.
 start WorkerDaemon
-before=$failed
 run WorkerDaemon --jobs 200 --threads 4
 check "exits 0" [ "$status" -eq 0 ]
 check "the summary adds up" has '^summary: 200 jobs, done 196, failed 4, retried 28, cancelled 0, discarded 0$'
@@ -127,13 +127,12 @@ check "the server saw every attempt" has '^server: 228 requests received$'
 check "responses were logged, 503s included" has_all '← 200 OK PUT .*/api/results/' '← 503 Service Unavailable PUT'
 check "retries were announced" has 'retrying PUT /api/results/[0-9]+ after attempt 1 \(503\)'
 check "its own checks passed" has '^result: ok$'
-show_on_failure "$before"
+show_on_failure
 
 # --- WorkerDaemon: through a real proxy (tinyproxy with basic authentication) -------------
 # 20 jobs: 3 and 13 fail once, 17 always (given up after 3): 19 done, 1 failed, 4 retries, so
 # 24 PUTs pass the proxy.
 start WorkerDaemon-proxy
-before=$failed
 proxy_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf '%s\n' "Port $proxy_port" "Listen 127.0.0.1" "Timeout 60" "LogFile \"$logs/tinyproxy.log\"" "LogLevel Connect" \
     "PidFile \"$logs/tinyproxy.pid\"" "BasicAuth worker proxy-secret" >"$logs/tinyproxy.conf"
@@ -153,14 +152,13 @@ check "the summary adds up" has '^summary: 20 jobs, done 19, failed 1, retried 4
 check "every attempt went through the proxy ($proxied_puts PUTs in its log)" [ "$proxied_puts" -eq 24 ]
 check "the password is never printed" lacks 'proxy-secret'
 check "its own checks passed" has '^result: ok$'
-show_on_failure "$before"
+show_on_failure
 
 start WorkerDaemon-bad-proxy
-before=$failed
 run WorkerDaemon --jobs 5 --proxy "ftp://127.0.0.1:21"
 check "exits 2" [ "$status" -eq 2 ]
 check "says which proxy schemes work" has "cannot be used: The session's proxy URL 'ftp://127.0.0.1:21' has the scheme 'ftp', which is not supported: use http://, https://, socks5:// or socks5h://"
-show_on_failure "$before"
+show_on_failure
 
 # run_signalled NAME SIGNAL COUNT ARGS...: starts the daemon (it stops by itself after 60 s
 # at the latest), waits until it is working, sends SIGNAL COUNT times, and waits for it.
@@ -186,18 +184,16 @@ run_signalled() {
 
 # --- WorkerDaemon: SIGINT drains ----------------------------------------------------------
 start WorkerDaemon-SIGINT
-before=$failed
 run_signalled INT 1 --jobs 0 --threads 4 --log-level notice
 check "exits 0" [ "$status" -eq 0 ]
 check "stopped because of SIGINT" has '^stopped: SIGINT$'
 check "announced the drain" has 'SIGINT: stopping; in-flight jobs finish'
 check "nothing was cancelled or dropped" has '^summary: [0-9]+ jobs, done [0-9]+, failed [0-9]+, retried [0-9]+, cancelled 0, discarded 0$'
 check "its own checks passed" has '^result: ok$'
-show_on_failure "$before"
+show_on_failure
 
 # --- WorkerDaemon: a second SIGTERM aborts ------------------------------------------------
 start WorkerDaemon-SIGTERM
-before=$failed
 # Slow jobs (100 ms each), so that the drain is still under way when the second signal comes.
 run_signalled TERM 2 --jobs 0 --threads 4 --log-level notice --work-ms 100
 check "exits 0" [ "$status" -eq 0 ]
@@ -205,11 +201,10 @@ check "stopped because of SIGTERM" has '^stopped: SIGTERM$'
 check "the second signal aborted" has 'SIGTERM again: cancelling in-flight jobs'
 check "printed a summary" has '^summary: [0-9]+ jobs, done [0-9]+, failed [0-9]+, retried [0-9]+, cancelled [0-9]+, discarded [0-9]+$'
 check "its own checks passed" has '^result: ok$'
-show_on_failure "$before"
+show_on_failure
 
 # --- WorkerDaemon: its metrics, scraped in Prometheus' text format ------------------------
 start WorkerDaemon-metrics
-before=$failed
 scrape="$logs/scrape.txt"
 : >"$current_log"
 : >"$scrape"
@@ -241,11 +236,11 @@ check "body bytes are counted" scraped '^http_client_request_body_bytes\{http_re
 check "active sends are a gauge" scraped '^http_client_active_requests [0-9.]+$'
 check "pooled handles are reported" scraped '^http_client_pool_handles\{state="idle"\} [0-9.]+$'
 check "its own checks passed" has '^result: ok$'
-if [ "$failed" -gt "$before" ]; then
+if any_failed; then
     echo "  --- scrape ---"
     grep -v '_bucket' "$scrape" | sed 's/^/  | /' | head -n 40
 fi
-show_on_failure "$before"
+show_on_failure
 
 echo "examples: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
