@@ -61,7 +61,8 @@ lacks() { ! grep -Eq -- "$1" "$current_log"; }
 start() {
     current="$1"
     current_log="$logs/$1.log"
-    failed_    echo "examples: $1"
+    failed_before=$failed
+    echo "examples: $1"
 }
 
 # any_failed: whether a check of the current example failed.
