@@ -159,7 +159,7 @@ final class AsyncTests: XCTestCase {
 
     func testProgressIsReportedOnTheTransferThread() async throws {
         let transport = HTTPTransport()
-        let reports = Counter()
+        let reports = Recorder<String>()
         let response = try await transport.send(HTTPRequest(endpoint: server.http + "/bytes/200000"), progress: { progress in
             reports.add("\(progress.bytesReceived)")
             return true

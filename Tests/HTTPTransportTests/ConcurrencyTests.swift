@@ -6,8 +6,8 @@ import XCTest
 final class ConcurrencyTests: XCTestCase {
     func testEightThreadsSharingOneTransportEachGetTheirOwnResponse() throws {
         let transport = HTTPTransport()
-        let mismatches = Counter()
-        let failures = Counter()
+        let mismatches = Recorder<String>()
+        let failures = Recorder<String>()
         let perThread = 50
         let base = server.http
         DispatchQueue.concurrentPerform(iterations: 8) { thread in

@@ -107,7 +107,7 @@ final class HandlePoisoningTests: XCTestCase {
     /// with a cancellation handle, with progress, and over TLS: each on `transport`.
     private func assertEveryKindOfSendWorks(on transport: HTTPTransport, file: StaticString = #filePath,
                                             line: UInt = #line) throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectory("hop")
         let get = try echo(try sendOK(transport, HTTPRequest(endpoint: server.http + "/anything/get"), file: file, line: line))
         XCTAssertEqual(get["path"] as? String, "/anything/get", file: file, line: line)
 

@@ -177,7 +177,7 @@ final class ParameterMergeTests: XCTestCase {
 /// Interceptor order: the request's own (however added), then its base's, then the transport's.
 final class InterceptorOrderTests: XCTestCase {
     func testOwnInterceptorsRunBeforeTheBaseAndTheTransport() throws {
-        let order = Counter()
+        let order = Recorder<String>()
         func mark(_ name: String) -> ClosureRequestInterceptor {
             ClosureRequestInterceptor { request in
                 order.add(name)

@@ -11,7 +11,7 @@ final class RedirectTests: XCTestCase {
     }
 
     func testEveryHopPassesTheInterceptors() throws {
-        let seen = Counter()
+        let seen = Recorder<String>()
         let counting = ClosureRequestInterceptor { request in
             seen.add(request.url.path)
             return request

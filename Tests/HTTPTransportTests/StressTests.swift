@@ -17,7 +17,7 @@ final class StressTests: XCTestCase {
         let engine = try XCTUnwrap(session.engine as? CurlEngine)
         let sends = MixedSends(transport: transport, base: server.http,
                                refused: "http://127.0.0.1:\(TestServer.closedPort())/refused")
-        let outcomes = Counter()
+        let outcomes = Recorder<String>()
 
         let monitor = IdleHandleMonitor(engine: engine)
         DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
@@ -55,7 +55,7 @@ final class StressTests: XCTestCase {
     /// no crash, every send answered.
     func testSessionsCreatedAndDroppedConcurrently() {
         let base = server.http
-        let problems = Counter()
+        let problems = Recorder<String>()
         DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
             for index in 0..<10 {
                 let transport = HTTPTransport(session: Session())
@@ -69,7 +69,7 @@ final class StressTests: XCTestCase {
 
     /// Checks the server's echo: the path, method, `X-Token` header (and query, JSON body or raw
     /// body) all carry this send's token.
-    static func expectEcho(_ result: HTTPTransport.Result, token: String, method: String, problems: Counter,
+    static func expectEcho(_ result: HTTPTransport.Result, token: String, method: String, problems: Recorder<String>,
                            jsonToken: Bool = false, bodyText: String? = nil, checkQuery: Bool = true) {
         switch result {
         case .failure(let error):
@@ -128,7 +128,7 @@ private struct MixedSends: Sendable {
     let transport: HTTPTransport
     let base: String
     let refused: String
-    let problems = Counter()
+    let problems = Recorder<String>()
 
     func send(index: Int, token: String) {
         switch index % 10 {

@@ -30,7 +30,7 @@ final class TransferOptionsEquivalenceTests: XCTestCase {
     private var configuration = Session.Configuration()
 
     override func setUpWithError() throws {
-        directory = try temporaryDirectory()
+        directory = try temporaryDirectory("hop")
         let rightDigest = try certificateFingerprint("leaf", "sha256")
         let wrongKey = try certificateFingerprint("otherhost", "spki_sha256_base64")  // not the leaf's key
         security = trustingTestCA(pins: [

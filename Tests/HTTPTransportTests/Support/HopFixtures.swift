@@ -50,24 +50,6 @@ extension XCTestCase {
     func resetListenerRequestCounts() throws {
         _ = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/_admin/reset-all"))
     }
-
-    /// A fresh empty directory, removed when the test ends.
-    func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-}
-
-/// Values recorded from several threads (interceptors, engines, callbacks), in order.
-final class Recorder<Value>: @unchecked Sendable {
-    private var items: [Value] = []
-    private let lock = NSLock()
-
-    func add(_ item: Value) { lock.withLock { items.append(item) } }
-    var values: [Value] { lock.withLock { items } }
-    var count: Int { lock.withLock { items.count } }
 }
 
 /// A request interceptor that sets `name: value` on every request (every hop, every attempt),

@@ -21,10 +21,12 @@ final class Protected<Value>: @unchecked Sendable {
     }
 }
 
-/// A thread-safe list of strings for tests.
-final class Counter: @unchecked Sendable {
-    private var items: [String] = []
+/// Values recorded from several threads (interceptors, engines, callbacks), in order.
+final class Recorder<Value>: @unchecked Sendable {
+    private var items: [Value] = []
     private let lock = NSLock()
-    func add(_ item: String) { lock.withLock { items.append(item) } }
-    var values: [String] { lock.withLock { items } }
+
+    func add(_ item: Value) { lock.withLock { items.append(item) } }
+    var values: [Value] { lock.withLock { items } }
+    var count: Int { lock.withLock { items.count } }
 }
