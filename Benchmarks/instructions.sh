@@ -34,6 +34,12 @@ nginx_config "$WORK" "$PORT" >"$WORK/nginx.conf"
 trap 'nginx_stop; rm -rf "$WORK"' EXIT
 nginx_start "$WORK" "http://127.0.0.1:$PORT/small.json"
 
+# What is counted must be the success path: a few requests first, every one a 200 with its body.
+if ! "$WORK/client" get "http://127.0.0.1:$PORT" 20 | grep -q '"errors":0'; then
+    echo "instructions.sh: the client's requests fail (see above); nothing counted" >&2
+    exit 1
+fi
+
 count() {  # $1: requests; the rest: the client command. Prints total instructions.
     local requests=$1; shift
     valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$@" get "http://127.0.0.1:$PORT" "$requests" \

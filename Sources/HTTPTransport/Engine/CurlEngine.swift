@@ -14,6 +14,8 @@ final class CurlEngine: HTTPEngine {
     let configuration: Session.Configuration
     /// The session-level connection options, checked once (ConnectionOptions.swift).
     let connectionOptions: ConnectionOptions
+    /// `configuration.connectTimeout` as libcurl takes it.
+    private let connectTimeoutMilliseconds: Int
     private let pool: HandlePool
     private let share: CurlShare?
     let disabledHostsWarned = Locked<Set<String>>([])
@@ -23,6 +25,7 @@ final class CurlEngine: HTTPEngine {
         self.security = security
         self.configuration = configuration
         connectionOptions = ConnectionOptions(configuration, trustedRoots: security.trustedRootCertificates)
+        connectTimeoutMilliseconds = Self.milliseconds(configuration.connectTimeout)
         pool = HandlePool(maxIdle: configuration.maxIdleHandles, idleTimeout: configuration.idleHandleTimeout)
         // Certificate-digest pins are checked by a handshake callback that a resumed TLS
         // session would skip, so such sessions share no TLS sessions.
@@ -44,9 +47,8 @@ final class CurlEngine: HTTPEngine {
             return RawResponse(request: request, error: error)
         }
         let code = perform(transfer)
-        let response = response(to: request, of: transfer, code: code)
-        finish(transfer, code: code)
-        return response
+        defer { finish(transfer, code: code) }
+        return response(to: request, of: transfer, code: code)
     }
 
     // MARK: Steps
@@ -86,7 +88,7 @@ final class CurlEngine: HTTPEngine {
         return TransferOptions(
             url: transfer.url,
             timeoutMilliseconds: timeout,
-            connectTimeoutMilliseconds: min(timeout, Self.milliseconds(configuration.connectTimeout)),
+            connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
             maxFileSize: request.download == nil ? configuration.maxResponseSize : 0,
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),

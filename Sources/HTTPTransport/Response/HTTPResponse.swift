@@ -89,17 +89,31 @@ public struct HTTPResponse: Sendable {
 
 /// A response's `headers` dictionary, made once, on first read, by whichever thread asks first
 /// (a race makes it twice and keeps one): lets the immutable `Sendable` response keep what it
-/// derives. Not generic, so making one per response costs one small allocation and nothing more.
+/// derives. One small allocation per response; nothing else until `headers` is read.
 final class HeaderDictionaryCache: Sendable {
-    private final class Box: Sendable {
+    private final class Box {
         let dictionary: [String: String]
         init(_ dictionary: [String: String]) { self.dictionary = dictionary }
     }
 
-    private let box = AtomicLazyReference<Box>()
+    /// The address of the retained `Box`, once made (0 before).
+    private let slot = Atomic<UInt>(0)
+
+    deinit {
+        if let stored = Self.box(at: slot.load(ordering: .acquiring)) { stored.release() }
+    }
 
     func value(_ make: () -> [String: String]) -> [String: String] {
-        if let stored = box.load() { return stored.dictionary }
-        return box.storeIfNil(Box(make())).dictionary
+        if let stored = Self.box(at: slot.load(ordering: .acquiring)) { return stored.takeUnretainedValue().dictionary }
+        let made = Unmanaged.passRetained(Box(make()))
+        let address = UInt(bitPattern: made.toOpaque())
+        let (exchanged, original) = slot.compareExchange(expected: 0, desired: address, ordering: .acquiringAndReleasing)
+        guard !exchanged, let winner = Self.box(at: original) else { return made.takeUnretainedValue().dictionary }
+        made.release()  // another thread stored its own first
+        return winner.takeUnretainedValue().dictionary
+    }
+
+    private static func box(at address: UInt) -> Unmanaged<Box>? {
+        UnsafeMutableRawPointer(bitPattern: address).map { Unmanaged<Box>.fromOpaque($0) }
     }
 }

@@ -6,7 +6,7 @@ enum RedirectRule {
     /// The next hop's request; `nil` when `response` is not a redirect to follow (not 301, 302,
     /// 303, 307 or 308, no `Location`, or a failure); a failure when it must not be followed.
     static func nextRequest(after request: RawRequest, response: RawResponse,
-                            configuration: Session.Configuration) -> Swift.Result<RawRequest, HTTPTransportError>? {
+                            allowsInsecureRedirects: Bool) -> Swift.Result<RawRequest, HTTPTransportError>? {
         guard response.error == nil, let status = response.statusCode?.rawValue, isRedirect(status),
               let location = response.headers.first("Location"), !location.isEmpty
         else { return nil }
@@ -21,7 +21,7 @@ enum RedirectRule {
             // (Error messages hide the secrets of every URL in them, this Location's included.)
             return failure(.badResponse, "The server redirected to an unusable location '\(location)'.")
         }
-        if isHTTPS(request.url), scheme == "http", !configuration.allowsInsecureRedirects {
+        if isHTTPS(request.url), scheme == "http", !allowsInsecureRedirects {
             return failure(.insecureRedirect, "The server redirected from https to plain http (\(target.absoluteString)); not followed. "
                 + "Set Session.Configuration.allowsInsecureRedirects to follow such redirects.")
         }

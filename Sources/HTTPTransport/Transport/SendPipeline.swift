@@ -8,7 +8,6 @@ import Foundation
 /// Each step is one function below. When the transport has a retrier, it repeats whole
 /// attempts (every hop again, from the resolved request).
 struct SendPipeline {
-    let transport: HTTPTransport
     let session: Session
     let control: TransferControl
     /// Spans and metrics of this send (nothing when the session records none).
@@ -17,10 +16,15 @@ struct SendPipeline {
     let requestInterceptors: [any HTTPRequestInterceptor]
     /// The request's interceptors, then the transport's.
     let responseInterceptors: [any HTTPResponseInterceptor]
+    /// Whether a status other than 2xx is a failure (`HTTPTransport.useDefaultValidation`).
+    let validatesStatus: Bool
+    /// Decides whether a failed attempt is sent again.
+    let retrier: (any HTTPRetrier)?
 
     init(transport: HTTPTransport, request: some HTTPRequestEnvelope, control: TransferControl) {
-        self.transport = transport
         self.control = control
+        validatesStatus = transport.useDefaultValidation
+        retrier = transport.retrier
         session = request.session ?? transport.session
         telemetry = SendTelemetry(session: session)
         requestInterceptors = request.requestInterceptors.isEmpty
@@ -31,6 +35,7 @@ struct SendPipeline {
 
     /// Sends `request`: resolves it, then attempts (and retries) it.
     func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
+        guard telemetry.isRecording else { return send(request) }
         let result = send(request)
         telemetry.sendEnded(result)
         return result
@@ -43,7 +48,7 @@ struct SendPipeline {
         } catch {
             return .failure(error: error)
         }
-        guard let retrier = transport.retrier else {
+        guard let retrier else {
             var sent: RawRequest?
             return attempt(resolved, failedRequest: &sent)
         }
@@ -69,7 +74,7 @@ struct SendPipeline {
             validate(&response)
             intercept(&response)
             if response.error != nil { failedRequest = sent }
-            return result(of: response)
+            return result(of: &response)
         }
     }
 
@@ -127,7 +132,8 @@ struct SendPipeline {
     /// a redirect that must not be followed becomes the response's error.
     private func followRedirect(_ response: inout RawResponse, from hop: Hop) -> Hop? {
         guard let next = RedirectRule.nextRequest(after: hop.request, response: response,
-                                                  configuration: session.configuration) else { return nil }
+                                                  allowsInsecureRedirects: session.configuration.allowsInsecureRedirects)
+        else { return nil }
         let limit = session.configuration.maxRedirects
         if hop.redirects >= limit {
             // No redirects allowed: the 3xx response is the answer.
@@ -164,7 +170,7 @@ struct SendPipeline {
                                                 url: request.url.absoluteString)
             return
         }
-        guard transport.useDefaultValidation, !status.isSuccess else { return }
+        guard validatesStatus, !status.isSuccess else { return }
         response.error = HTTPTransportError(
             code: .httpStatus,
             message: "The server answered \(status.rawValue) \(status.reasonPhrase) for \(request.method.rawValue) \(request.url.absoluteString).",
@@ -180,7 +186,7 @@ struct SendPipeline {
     }
 
     /// The `Result`: the response, or the failure the interceptors left.
-    private func result(of response: RawResponse) -> HTTPTransport.Result {
+    private func result(of response: inout RawResponse) -> HTTPTransport.Result {
         if var error = response.error {
             if error.url == nil { error.url = response.request.url.absoluteString }
             return .failure(error: error)
