@@ -14,24 +14,97 @@ public struct RawRequest: Sendable {
     }
 
     /// The HTTP method.
-    public var method: HTTPRequest.HTTPMethod
+    public var method: HTTPRequest.HTTPMethod {
+        get { storage.fields.method }
+        _modify {
+            makeUnique()
+            yield &storage.fields.method
+        }
+    }
     /// The full URL, query included.
-    public var url: URL
+    public var url: URL {
+        get { storage.fields.url }
+        _modify {
+            makeUnique()
+            yield &storage.fields.url
+        }
+    }
     /// The header fields, in order; repeated names allowed.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.fields.headers }
+        _modify {
+            makeUnique()
+            yield &storage.fields.headers
+        }
+    }
     /// The body, if any.
-    public var body: Body?
+    public var body: Body? {
+        get { storage.fields.body }
+        _modify {
+            makeUnique()
+            yield &storage.fields.body
+        }
+    }
     /// Seconds the whole exchange may take.
-    public var timeout: TimeInterval
+    public var timeout: TimeInterval {
+        get { storage.fields.timeout }
+        _modify {
+            makeUnique()
+            yield &storage.fields.timeout
+        }
+    }
     /// When set, the response body is written to this file instead of memory (see `Download`).
-    public var download: Download?
+    public var download: Download? {
+        get { storage.fields.download }
+        _modify {
+            makeUnique()
+            yield &storage.fields.download
+        }
+    }
     /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
     /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
-    public var redirectedFrom: URL?
+    public var redirectedFrom: URL? {
+        get { storage.fields.redirectedFrom }
+        _modify {
+            makeUnique()
+            yield &storage.fields.redirectedFrom
+        }
+    }
     /// The id that ties this request's log records together: set by `LogRequestInterceptor` when
     /// nil, and while tracing is on the trace id of the hop's span, so one id finds both. Not
     /// sent, unless an interceptor puts it in a header (`LogRequestInterceptor(addsRequestIDHeader: true)`).
-    public var requestID: String?
+    public var requestID: String? {
+        get { storage.fields.requestID }
+        _modify {
+            makeUnique()
+            yield &storage.fields.requestID
+        }
+    }
+
+    /// The fields, kept behind one reference (copy-on-write): the pipeline hands a request from
+    /// step to step and into every response, and each hand-over then costs one reference.
+    private struct Fields: Sendable {
+        var method: HTTPRequest.HTTPMethod
+        var url: URL
+        var headers: HTTPHeaders
+        var body: Body?
+        var timeout: TimeInterval
+        var download: Download?
+        var redirectedFrom: URL?
+        var requestID: String?
+    }
+
+    /// Changed only while uniquely referenced (see `makeUnique`), so sharing it is safe.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+    }
 
     /// A wire request.
     public init(
@@ -42,12 +115,8 @@ public struct RawRequest: Sendable {
         timeout: TimeInterval = HTTPRequest.defaultTimeout,
         download: Download? = nil
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
-        self.download = download
+        storage = Storage(Fields(method: method, url: url, headers: headers, body: body, timeout: timeout,
+                                 download: download))
     }
 
     /// The value of a header (repeated values joined with `", "`), case-insensitively.
