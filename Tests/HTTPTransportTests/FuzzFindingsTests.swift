@@ -36,4 +36,54 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertEqual(name, "a" + String(repeating: "\u{301}", count: 125) + ".txt")
         XCTAssertEqual(name.utf8.count, ContentDisposition.maximumNameLength)
     }
+
+    // MARK: - Cookie file (FuzzCookieFile)
+
+    private let clock = CookieTestClock(Date(timeIntervalSince1970: 1_700_000_000))
+
+    private func savedAndLoaded(_ cookies: [HTTPCookie]) throws -> (stored: [HTTPCookie], loaded: [HTTPCookie]) {
+        let directory = try CookieTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cookies.txt")
+        let storage = CookieStorage(file: file, now: clock.now)
+        for cookie in cookies { storage.setCookie(cookie) }
+        try storage.save()
+        return (storage.allCookies, CookieStorage(file: file, now: clock.now).allCookies)
+    }
+
+    func testCookieWhoseDomainStartsWithHashIsIgnored() throws {
+        // Written as `#comment.example	FALSE	…`, a comment line: it never loaded back.
+        let (stored, _) = try savedAndLoaded([HTTPCookie(name: "a", value: "1", domain: "#comment.example",
+                                                         expiresDate: clock.date + 60)])
+        XCTAssertEqual(stored, [])
+    }
+
+    func testCookieWhoseDomainIsNoHostNameIsIgnored() {
+        let storage = CookieStorage(now: clock.now)
+        for domain in ["..example.org", "example.org..", "exa mple.org", "example\u{1}.org", ".", "..", "#x", ".#x"] {
+            storage.setCookie(HTTPCookie(name: "a", value: "1", domain: domain))
+        }
+        XCTAssertEqual(storage.allCookies, [])
+    }
+
+    func testCookieWhosePathHoldsAControlCharacterIsIgnored() {
+        let storage = CookieStorage(now: clock.now)
+        storage.setCookie(HTTPCookie(name: "a", value: "1", domain: "example.org", path: "/a\u{1}b"))
+        XCTAssertEqual(storage.allCookies, [])
+    }
+
+    func testHttpOnlyCookieWhoseDomainStartsWithACombiningMarkSurvivesTheFile() throws {
+        // `#HttpOnly_` then U+0307: the prefix's last Character is `_̇`, so the line read as a comment.
+        let cookie = HTTPCookie(name: "n", value: "v", domain: "\u{307}a", expiresDate: clock.date + 60, isHTTPOnly: true)
+        let (stored, loaded) = try savedAndLoaded([cookie])
+        XCTAssertEqual(stored.count, 1)
+        XCTAssertEqual(loaded, stored)
+    }
+
+    func testExpiryAfterTheLatestIsClampedWhenSetByHandAndSurvivesTheFile() throws {
+        let far = Date(timeIntervalSince1970: 300_000_000_000)
+        let (stored, loaded) = try savedAndLoaded([HTTPCookie(name: "a", value: "1", domain: "example.org", expiresDate: far)])
+        XCTAssertEqual(stored.first?.expiresDate, CookieParser.latestExpiry)
+        XCTAssertEqual(loaded, stored)
+    }
 }
