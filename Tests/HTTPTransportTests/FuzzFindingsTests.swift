@@ -86,4 +86,39 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertEqual(stored.first?.expiresDate, CookieParser.latestExpiry)
         XCTAssertEqual(loaded, stored)
     }
+
+    // MARK: - Redaction (FuzzRedaction)
+
+    private let redaction = LogRedaction.default
+
+    func testSecretInAFragmentRoutesQueryIsHidden() {
+        XCTAssertEqual(redaction.redactedText("https://app.example/#/callback?access_token=abc&state=1"),
+                       "https://app.example/#/callback?access_token=<redacted>&state=1")
+    }
+
+    func testURLInAQueryPairWithoutAnEqualsSignIsRedacted() {
+        XCTAssertEqual(redaction.redactedText("see ?next&https://user:pw@host.example/ now"),
+                       "see ?next&https://user:<redacted>@host.example/ now")
+    }
+
+    func testURLInTheNameOfAQueryPairIsRedacted() {
+        XCTAssertEqual(redaction.redactedText("?bhttps://user:pw@host.example=c"), "?bhttps://user:<redacted>@host.example=c")
+    }
+
+    func testValueNestedPastTheDepthLimitIsHiddenWhole() {
+        let text = "?i?j=p?/a:=?/-https://user:Secret1@"
+        XCTAssertFalse(redaction.redactedText(text).contains("Secret1"), redaction.redactedText(text))
+    }
+
+    func testRedactingTwiceChangesNothing() {
+        for text in [
+            // A placeholder in the user info, then another `@`: the `<` of the placeholder ended the URL.
+            "http2://K-TP\u{0}Gps://KEY=@aapi.exEY:$@api.",
+            // Percent-encoding read one level deeper than the plain text, past the depth limit.
+            "Jhttps:?/KEY:?.com/?sig*-9SY:@a1!e%4Ds:?/KY@Ypi.exa:@a0cf.",
+        ] {
+            let once = redaction.redactedText(text)
+            XCTAssertEqual(redaction.redactedText(once), once, text.debugDescription)
+        }
+    }
 }
