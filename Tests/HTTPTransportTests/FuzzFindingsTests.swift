@@ -121,4 +121,15 @@ final class FuzzFindingsTests: XCTestCase {
             XCTAssertEqual(redaction.redactedText(once), once, text.debugDescription)
         }
     }
+
+    // MARK: - Redirects (FuzzRedirect)
+
+    func testRedirectToAnEmptyHostFailsAsAnUnusableLocation() {
+        let stub = StubEngine { request in
+            RawResponse(request: request, statusCode: .found, headers: ["Location": "http://user:pw@"])
+        }
+        let result = HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a"))
+        XCTAssertEqual(result.error?.code, .badResponse)
+        XCTAssertFalse(result.error?.message.contains("pw") ?? true, result.error?.message ?? "")
+    }
 }
