@@ -122,6 +122,19 @@ final class FuzzFindingsTests: XCTestCase {
         }
     }
 
+    func testRedactingTwiceChangesNothingWhenPercentEncodingReachesTheDepthLimit() throws {
+        // The fuzzer's inputs, invalid UTF-8 included (read as the target reads it, repaired):
+        // a `%3F` that decodes to one more level of nesting than the plain reading has.
+        for base64 in [
+            "JTJGY3I6cXRwc9k/PyMjI2IlM0bobz+b2uhvP5vazLsAi4uUdXI6c3Rwc9k/PyMjIyNtaw==",
+            "JTJGLTFzPS4xY3I6cT9wP37ZdHMjIyNiJTNG6G8/m9robz+bPXBsAGVmTG9yczp0cHPZPz8jdGVtc2s=",
+        ] {
+            let text = String(decoding: try XCTUnwrap(Data(base64Encoded: base64)), as: UTF8.self)
+            let once = redaction.redactedText(text)
+            XCTAssertEqual(redaction.redactedText(once), once, text.debugDescription)
+        }
+    }
+
     // MARK: - Redirects (FuzzRedirect)
 
     func testRedirectToAnEmptyHostFailsAsAnUnusableLocation() {

@@ -35,7 +35,10 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let form = prefix + "&" + name + "=" + secret + "&" + suffix
     let redactedForm = Library.redactedBody(Data(form.utf8), contentType: "application/x-www-form-urlencoded")
     checkHidden(String(decoding: redactedForm, as: UTF8.self), "form field in \(Invariant.show(form))")
-    if let json = try? JSONSerialization.data(withJSONObject: [prefix: suffix, "password": secret, "nested": ["token": secret]]) {
+    var members: [String: Any] = [prefix: suffix]  // assigned one by one: `prefix` may be one of the names
+    members["password"] = secret
+    members["nested"] = ["token": secret]
+    if let json = try? JSONSerialization.data(withJSONObject: members) {
         checkHidden(String(decoding: Library.redactedBody(json, contentType: "application/json"), as: UTF8.self),
                     "JSON member in \(String(decoding: json, as: UTF8.self))")
     }

@@ -19,15 +19,30 @@ struct URLTextRedactor {
         let bytes = Array(text.utf8)
         guard bytes.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
         else { return text }
-        let output = redact(bytes[...], depth: 0)
+        let output = Self.untilUnchanged(bytes) { redact($0[...], depth: 0) }
         return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
     }
 
     /// `name=value` pairs separated by `&` or `;` (a query, a form body) with secret values hidden.
     func redactPairs(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        let output = redactPairs(bytes[...], depth: 0)
+        let output = Self.untilUnchanged(bytes) { redactPairs($0[...], depth: 0) }
         return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
+    }
+
+    /// `pass` applied again until it changes nothing, so redacting redacted text changes
+    /// nothing either: a placeholder can end a nested reading earlier than the text it replaced
+    /// did (at the depth limit, inside percent-encoding), which a second pass would act on.
+    /// It ends: a pass only copies bytes or puts placeholders in the place of runs that are not
+    /// already one placeholder, so each pass that changes something leaves fewer bytes outside
+    /// placeholders, or as many in a shorter text.
+    private static func untilUnchanged(_ bytes: [UInt8], _ pass: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        var current = bytes
+        while true {
+            let next = pass(current)
+            if next == current { return current }
+            current = next
+        }
     }
 
     // MARK: - Scanning
@@ -148,13 +163,15 @@ struct URLTextRedactor {
             return value.contains(where: { Self.nestingBytes.contains($0) }) ? Self.placeholder : Array(value)
         }
         let plain = redact(value, depth: depth)
-        guard plain.elementsEqual(value), value.contains(UInt8(ascii: "%")) else { return plain }
+        guard value.contains(UInt8(ascii: "%")) else { return plain }
         let text = String(decoding: value, as: UTF8.self)
         guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, decoded != text else {
             return plain
         }
-        // The same depth as the plain reading (decoding shortens the text, so this ends): one
-        // level deeper, a value redacted once would read differently the second time.
+        // The decoded reading counts even where the plain one hid something: the plain one hides
+        // less, so skipping the decoded one there would hide the whole value only the second
+        // time. It runs at the same depth as the plain reading (decoding shortens the text, so
+        // this ends): one level deeper, the same would happen at the depth limit.
         let decodedBytes = Array(decoded.utf8)
         return redact(decodedBytes[...], depth: depth).elementsEqual(decodedBytes) ? plain : Self.placeholder
     }
