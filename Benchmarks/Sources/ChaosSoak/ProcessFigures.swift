@@ -21,3 +21,9 @@ struct ProcessFigures: Sendable, CustomStringConvertible {
 
     var description: String { "fds \(descriptors), threads \(threads), RSS \(residentKiB / 1024) MiB" }
 }
+
+/// Writes one line to standard output at once (`print` holds lines back when the output is a file
+/// or a pipe, and the per-minute lines should be seen as they come).
+func writeLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -59,14 +59,14 @@ final class Tally: @unchecked Sendable {
 
     func report() {
         lock.withLock {
-            print("chaos: requests \(requests), successes \(successes), failures \(requests - successes); "
+            writeLine("chaos: requests \(requests), successes \(successes), failures \(requests - successes); "
                 + "longest send \(String(format: "%.2f", longest)) s (bound \(Limits.sendBound) s)")
-            print("chaos: failures by code:")
-            for (code, count) in failuresByCode.sorted(by: { $0.value > $1.value }) { print("  \(code): \(count)") }
-            print("chaos: outcomes by fault:")
+            writeLine("chaos: failures by code:")
+            for (code, count) in failuresByCode.sorted(by: { $0.value > $1.value }) { writeLine("  \(code): \(count)") }
+            writeLine("chaos: outcomes by fault:")
             for (fault, outcomes) in outcomesByFault.sorted(by: { $0.key < $1.key }) {
                 let text = outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                print("  \(fault): \(text)")
+                writeLine("  \(fault): \(text)")
             }
         }
     }

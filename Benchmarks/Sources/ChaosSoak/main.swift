@@ -12,7 +12,7 @@ import HTTPTransport
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, let httpPort = Int(arguments[1]), let httpsPort = Int(arguments[2]),
       let abortPort = Int(arguments[3]), let minutes = Double(arguments[5]) else {
-    print("usage: ChaosSoak HTTP_PORT HTTPS_PORT TLS_ABORT_PORT CA_FILE MINUTES [THREADS]")
+    writeLine("usage: ChaosSoak HTTP_PORT HTTPS_PORT TLS_ABORT_PORT CA_FILE MINUTES [THREADS]")
     exit(2)
 }
 let threadCount = arguments.count > 6 ? Int(arguments[6]) ?? 16 : 16
@@ -24,7 +24,7 @@ let tally = Tally()
 let worker = Worker(transport: transport, ports: ports, tally: tally)
 let start = ProcessFigures.now()
 let deadline = Date().addingTimeInterval(minutes * 60)
-print("chaos: \(threadCount) threads for \(minutes) min; start: \(start)")
+writeLine("chaos: \(threadCount) threads for \(minutes) min; start: \(start)")
 
 let workers = DispatchGroup()
 for index in 0..<threadCount {
@@ -43,13 +43,13 @@ while workers.wait(timeout: .now() + 60) == .timedOut {
     minute += 1
     let figures = ProcessFigures.now()
     if minute == 1 { warm = figures }
-    print("chaos: minute \(minute): \(tally.summaryLine), \(figures)")
+    writeLine("chaos: minute \(minute): \(tally.summaryLine), \(figures)")
 }
 
 // The workers are gone; the pool keeps its idle connections.
 let end = ProcessFigures.now()
 tally.report()
-print("chaos: start \(start); end \(end)")
+writeLine("chaos: start \(start); end \(end)")
 var failures = tally.problems
 if end.descriptors - start.descriptors > Limits.descriptorBound {
     failures.append("open descriptors grew by \(end.descriptors - start.descriptors) (bound \(Limits.descriptorBound))")
@@ -61,6 +61,6 @@ if let warm, end.residentKiB - warm.residentKiB > Limits.residentBoundKiB {
     failures.append("resident memory grew by \((end.residentKiB - warm.residentKiB) / 1024) MiB after the first minute "
         + "(bound \(Limits.residentBoundKiB / 1024) MiB)")
 }
-for failure in failures { print("chaos: FAILED: \(failure)") }
-print(failures.isEmpty ? "chaos: passed" : "chaos: FAILED")
+for failure in failures { writeLine("chaos: FAILED: \(failure)") }
+writeLine(failures.isEmpty ? "chaos: passed" : "chaos: FAILED")
 exit(failures.isEmpty ? 0 : 1)
