@@ -135,6 +135,13 @@ final class FuzzFindingsTests: XCTestCase {
         }
     }
 
+    func testPasswordWithAnApostropheIsHidden() {
+        XCTAssertEqual(redaction.redactedText("Location: http://user:pa'ss@host.example/"),
+                       "Location: http://user:<redacted>@host.example/")
+        XCTAssertEqual(redaction.redactedURL(URL(string: "http://user:pw@x'y@host.example/")!),
+                       "http://user:<redacted>@host.example/")
+    }
+
     // MARK: - Redirects (FuzzRedirect)
 
     func testRedirectToAnEmptyHostFailsAsAnUnusableLocation() {
@@ -144,5 +151,15 @@ final class FuzzFindingsTests: XCTestCase {
         let result = HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a"))
         XCTAssertEqual(result.error?.code, .badResponse)
         XCTAssertFalse(result.error?.message.contains("pw") ?? true, result.error?.message ?? "")
+    }
+
+    func testRefusedInsecureRedirectDoesNotShowAPasswordHoldingAnApostrophe() {
+        // The `'` ended the URL's authority for the redaction, so no user info was found.
+        let stub = StubEngine { request in
+            RawResponse(request: request, statusCode: .found, headers: ["Location": "http://user:Secret1@x'y@plain.invalid/"])
+        }
+        let result = HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a"))
+        XCTAssertEqual(result.error?.code, .insecureRedirect)
+        XCTAssertFalse(result.error?.message.contains("Secret1") ?? true, result.error?.message ?? "")
     }
 }

@@ -101,7 +101,9 @@ struct URLTextRedactor {
                 continue
             }
             let byte = bytes[end]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || Self.endsPairs(byte) { break }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            // `'` may stand in user info (RFC 3986 sub-delims), so it does not end an authority.
+            if Self.endsPairs(byte), byte != UInt8(ascii: "'") { break }
             end += 1
         }
         guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return start }
