@@ -144,22 +144,24 @@ final class FuzzFindingsTests: XCTestCase {
 
     // MARK: - Redirects (FuzzRedirect)
 
-    func testRedirectToAnEmptyHostFailsAsAnUnusableLocation() {
+    /// The failure of a send to `https://api.invalid/a` answered with a 302 to `location`.
+    private func redirectFailure(to location: String) -> HTTPTransportError? {
         let stub = StubEngine { request in
-            RawResponse(request: request, statusCode: .found, headers: ["Location": "http://user:pw@"])
+            RawResponse(request: request, statusCode: .found, headers: ["Location": location])
         }
-        let result = HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a"))
-        XCTAssertEqual(result.error?.code, .badResponse)
-        XCTAssertFalse(result.error?.message.contains("pw") ?? true, result.error?.message ?? "")
+        return HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a")).error
+    }
+
+    func testRedirectToAnEmptyHostFailsAsAnUnusableLocation() {
+        let error = redirectFailure(to: "http://user:pw@")
+        XCTAssertEqual(error?.code, .badResponse)
+        XCTAssertFalse(error?.message.contains("pw") ?? true, error?.message ?? "")
     }
 
     func testRefusedInsecureRedirectDoesNotShowAPasswordHoldingAnApostrophe() {
         // The `'` ended the URL's authority for the redaction, so no user info was found.
-        let stub = StubEngine { request in
-            RawResponse(request: request, statusCode: .found, headers: ["Location": "http://user:Secret1@x'y@plain.invalid/"])
-        }
-        let result = HTTPTransport(session: Session(engine: stub)).send(request: HTTPRequest(endpoint: "https://api.invalid/a"))
-        XCTAssertEqual(result.error?.code, .insecureRedirect)
-        XCTAssertFalse(result.error?.message.contains("Secret1") ?? true, result.error?.message ?? "")
+        let error = redirectFailure(to: "http://user:Secret1@x'y@plain.invalid/")
+        XCTAssertEqual(error?.code, .insecureRedirect)
+        XCTAssertFalse(error?.message.contains("Secret1") ?? true, error?.message ?? "")
     }
 }
