@@ -49,7 +49,8 @@ while workers.wait(timeout: .now() + 60) == .timedOut {
 // The workers are gone; the pool keeps its idle connections.
 let end = ProcessFigures.now()
 tally.report()
-writeLine("chaos: start \(start); end \(end)")
+writeLine("chaos: start \(start); end \(end) (bounds: descriptors +\(Limits.descriptorBound), threads "
+    + "+\(Limits.threadBound), resident memory +\(Limits.residentBoundKiB / 1024) MiB after the first minute)")
 var failures = tally.problems
 if end.descriptors - start.descriptors > Limits.descriptorBound {
     failures.append("open descriptors grew by \(end.descriptors - start.descriptors) (bound \(Limits.descriptorBound))")
