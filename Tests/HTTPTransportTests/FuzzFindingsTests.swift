@@ -164,4 +164,40 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertEqual(error?.code, .insecureRedirect)
         XCTAssertFalse(error?.message.contains("Secret1") ?? true, error?.message ?? "")
     }
+
+    // MARK: - Proxy URLs (FuzzProxy)
+
+    private func proxyError(_ url: String) -> HTTPTransportError? {
+        do {
+            _ = try ProxyURL(Proxy(url))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testProxyURLWithACombiningMarkAfterTheAtSignDoesNotShowThePassword() throws {
+        // `@` and U+0655 make one Character: no user info was found, and the port shown held it.
+        let error = try XCTUnwrap(proxyError("http://user:Secret1@\u{655}proxy.example:3128"))
+        XCTAssertEqual(error.code, .invalidURL)
+        XCTAssertFalse(error.message.contains("Secret1"), error.message)
+    }
+
+    func testProxyURLWithoutASchemeDoesNotShowThePassword() throws {
+        let error = try XCTUnwrap(proxyError("user:Secret1@proxy.example:3128"))
+        XCTAssertFalse(error.message.contains("Secret1"), error.message)
+        XCTAssertTrue(error.message.contains("user:***@proxy.example:3128"), error.message)
+    }
+
+    func testProxyTextWithAPasswordBeforeALaterSchemeDoesNotShowThePassword() throws {
+        // Only a `scheme://` at the start ends a scheme; the user info ran from a later one.
+        let error = try XCTUnwrap(proxyError("user:Secret1@xy:11 socks5h://u:p@proxy.example"))
+        XCTAssertFalse(error.message.contains("Secret1"), error.message)
+    }
+
+    func testNoProxyTokensAreSplitOnTheCommaEvenBeforeACombiningMark() {
+        // `,` and U+0306 make one Character: the two tokens were read as one.
+        XCTAssertTrue(NoProxyList("internal.example,\u{306}x").covers(host: "api.internal.example"))
+        XCTAssertTrue(NoProxyList("\u{306}x,.example.org").covers(host: "www.example.org"))
+    }
 }

@@ -18,8 +18,9 @@ public func fuzzProxy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var text = input.text()
     let planted = flags & 1 != 0
     if planted {
-        let schemes = ["http", "https", "socks5", "socks5h", "ftp", ""]
-        text = schemes[Int(flags >> 1) % schemes.count] + "://user:" + secret + "@" + text
+        // Every scheme, an unsupported one, none before `://`, and no `://` at all.
+        let prefixes = ["http://", "https://", "socks5://", "socks5h://", "ftp://", "://", ""]
+        text = prefixes[Int(flags >> 1) % prefixes.count] + "user:" + secret + "@" + text
     }
     switch Library.proxy(text) {
     case .accepted(let url, _, _):
