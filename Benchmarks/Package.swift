@@ -24,6 +24,11 @@ let package = Package(
             name: "ReuseSoak",
             dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
         ),
+        // The chaos soak (chaos.sh): many threads, one transport, a fault-injecting server.
+        .executableTarget(
+            name: "ChaosSoak",
+            dependencies: [.product(name: "HTTPTransport", package: library)]
+        ),
         // Timing, peak memory and the command line shared by the Swift clients.
         .target(name: "BenchSupport"),
         // (b) default interceptors, (c) ten no-op request + ten no-op response interceptors.

@@ -140,7 +140,10 @@ final class CookieFileTests: XCTestCase {
         let serverOutput = Pipe()
         server.standardOutput = serverOutput
         try server.run()
-        defer { if server.isRunning { server.terminate() } }
+        defer {
+            if server.isRunning { server.terminate() }
+            server.waitUntilExit()  // reaped: Foundation keeps an unreaped Process (and its pipe) for good
+        }
         let portLine = String(decoding: serverOutput.fileHandleForReading.availableData, as: UTF8.self)
         let port = try XCTUnwrap(Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)), "server said \(portLine)")
 

@@ -106,6 +106,8 @@ final class HTTPTransportRetrierTests: XCTestCase {
         })
         let transport = HTTPTransport(retrier: retrier)
         box.withLock { $0 = transport }
+        // The box holds the transport that holds the retrier that holds the box: break the cycle.
+        defer { box.withLock { $0 = nil } }
         let error = try XCTUnwrap(transport.send(request: HTTPRequest(endpoint: protectedURL)).error)
         XCTAssertTrue(error.message.hasPrefix("Refreshing credentials failed: "), error.message)
         XCTAssertEqual(retrier.refreshCount, 1)

@@ -56,10 +56,12 @@ enum CookieFile {
     static func cookie(fromLine rawLine: Substring) -> HTTPCookie? {
         var line = rawLine
         var isHTTPOnly = false
-        if line.hasPrefix(httpOnlyPrefix) {
+        // On bytes, as curl reads the file: `#HttpOnly_` followed by a combining mark is still
+        // the prefix, though its last Character is not `_`.
+        if line.utf8.starts(with: httpOnlyPrefix.utf8) {
             isHTTPOnly = true
-            line = line.dropFirst(httpOnlyPrefix.count)
-        } else if line.hasPrefix("#") {
+            line = Substring(line.utf8.dropFirst(httpOnlyPrefix.utf8.count))
+        } else if line.utf8.first == UInt8(ascii: "#") {
             return nil
         }
         var fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)

@@ -117,12 +117,20 @@ enum CookieParser {
     }
 
     /// A stored cookie's domain as matching expects it: lower-cased, without a leading `.`
-    /// (the old domain-cookie marker) or a trailing one; nil when nothing is left.
+    /// (the old domain-cookie marker) or a trailing one; nil when nothing is left, or when what
+    /// is left could not be a host's domain and come back unchanged from the cookie file: a
+    /// further dot at either end (an empty label), white space or a control character, or a
+    /// leading `#` (which starts a comment line there).
+    /// Dots and `#` are tested as scalars: a combining mark after one makes a Character that
+    /// equals neither, while the file (and curl) sees the byte.
     static func canonicalDomain(_ domain: String) -> String? {
-        var canonical = Substring(domain.lowercased())
-        if canonical.hasPrefix(".") { canonical.removeFirst() }
-        if canonical.hasSuffix(".") { canonical.removeLast() }
-        return canonical.isEmpty ? nil : String(canonical)
+        var canonical = Substring(domain.lowercased()).unicodeScalars
+        if canonical.first == "." { canonical.removeFirst() }
+        if canonical.last == "." { canonical.removeLast() }
+        guard let first = canonical.first, let last = canonical.last, first != ".", first != "#", last != ".",
+              !canonical.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        else { return nil }
+        return String(canonical)
     }
 
     /// The URL's path as sent on the wire (still percent-encoded), `/` when empty.

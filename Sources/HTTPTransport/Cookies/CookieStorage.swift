@@ -247,15 +247,19 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
     /// Inserts `cookie` as is (no public-suffix or origin checks), replacing a stored cookie of
     /// the same name, domain and path; an already-expired cookie just removes that one. The
     /// domain is lower-cased and loses a leading and a trailing `.`; a path not starting with
-    /// `/` becomes `/`.
+    /// `/` becomes `/`; an expiry after 9999-12-31 becomes that day (as for parsed cookies).
     /// A cookie with an empty domain or name, or one whose name or value could not be sent in
-    /// a `Cookie` header (a control character, `;`, or `=` in the name), is ignored.
+    /// a `Cookie` header (a control character, `;`, or `=` in the name), is ignored, as is one
+    /// whose domain is no host name (white space or a control character in it, an empty label
+    /// at either end, a leading `#`) or whose path holds a control character other than HTAB.
     public func setCookie(_ cookie: HTTPCookie) {
         var cookie = cookie
         guard let domain = CookieParser.canonicalDomain(cookie.domain),
-              CookieParser.isSendable(name: cookie.name, value: cookie.value) else { return }
+              CookieParser.isSendable(name: cookie.name, value: cookie.value),
+              !CookieParser.containsControlCharacter(cookie.path.utf8) else { return }
         cookie.domain = domain
         if !cookie.path.hasPrefix("/") { cookie.path = "/" }
+        cookie.expiresDate = cookie.expiresDate.map { min($0, CookieParser.latestExpiry) }
         let time = now()
         withState { state in
             state.insert(cookie, now: time)

@@ -54,6 +54,7 @@ struct TransferOptions: Equatable {
         if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if tls != handle.applied.tls { try tls.apply(to: handle) }
         handle.applied = self
+        handle.applied.body = body.withoutCopiedBytes
     }
 }
 

@@ -11,20 +11,38 @@ struct URLTextRedactor {
     private static let placeholder = Array(LogRedaction.placeholder.utf8)
     /// Nested URLs (a `redirect_uri` value carrying its own query) are followed this deep.
     private static let maximumDepth = 3
+    /// What a value deeper than that must not hold to be shown: user info, a query, a
+    /// fragment, a pair, or percent-encoding that could hide any of them.
+    private static let nestingBytes = Set("@?#=%".utf8)
 
     func redact(_ text: String) -> String {
         let bytes = Array(text.utf8)
         guard bytes.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
         else { return text }
-        let output = redact(bytes[...], depth: 0)
+        let output = Self.untilUnchanged(bytes) { redact($0[...], depth: 0) }
         return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
     }
 
     /// `name=value` pairs separated by `&` or `;` (a query, a form body) with secret values hidden.
     func redactPairs(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        let output = redactPairs(bytes[...], depth: 0)
+        let output = Self.untilUnchanged(bytes) { redactPairs($0[...], depth: 0) }
         return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
+    }
+
+    /// `pass` applied again until it changes nothing, so redacting redacted text changes
+    /// nothing either: a placeholder can end a nested reading earlier than the text it replaced
+    /// did (at the depth limit, inside percent-encoding), which a second pass would act on.
+    /// It ends: a pass only copies bytes or puts placeholders in the place of runs that are not
+    /// already one placeholder, so each pass that changes something leaves fewer bytes outside
+    /// placeholders, or as many in a shorter text.
+    private static func untilUnchanged(_ bytes: [UInt8], _ pass: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        var current = bytes
+        while true {
+            let next = pass(current)
+            if next == current { return current }
+            current = next
+        }
     }
 
     // MARK: - Scanning
@@ -74,9 +92,20 @@ struct URLTextRedactor {
     /// a password, `<redacted>@` for a user name alone or with an empty password (a token used
     /// as the user name, as in `https://KEY:@api.example`); returns where the authority ends.
     private func appendAuthority(_ bytes: ArraySlice<UInt8>, from start: Int, to output: inout [UInt8]) -> Int {
-        let end = bytes[start...].firstIndex { byte in
-            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || Self.endsPairs(byte)
-        } ?? bytes.endIndex
+        // A placeholder already there is part of the user info (its `<` would end the URL),
+        // so redacting twice changes nothing.
+        var end = start
+        while end < bytes.endIndex {
+            if bytes[end...].starts(with: Self.placeholder) {
+                end += Self.placeholder.count
+                continue
+            }
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            // `'` may stand in user info (RFC 3986 sub-delims), so it does not end an authority.
+            if Self.endsPairs(byte), byte != UInt8(ascii: "'") { break }
+            end += 1
+        }
         guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return start }
         if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at {
             output += bytes[start...colon]
@@ -112,27 +141,41 @@ struct URLTextRedactor {
         return output
     }
 
+    /// One `name=value` pair. Text in a query need not be a well-formed pair, so a pair without
+    /// `=`, and the name of one, may hold a URL of their own (`?see&https://user:pass@host`).
     private func redactPair(_ pair: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
-        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return Array(pair) }
-        let value = pair[(equals + 1)...]
-        if isSecret(name: pair[..<equals]) {
-            return Array(pair[...equals]) + Self.placeholder
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return redactNested(pair, depth: depth + 1) }
+        let name = pair[..<equals], value = pair[(equals + 1)...]
+        // A `?` or `#` inside the name starts a query of its own, as in a fragment route
+        // (`#/callback?access_token=…`), after what may be a URL's start: the pair is text again.
+        // Each level consumes a `?` or `#`; past the depth limit the whole pair is hidden.
+        if name.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            return depth < Self.maximumDepth ? redact(pair, depth: depth + 1) : Self.placeholder
         }
-        return Array(pair[...equals]) + redactNested(value, depth: depth + 1)
+        let shownName = redactNested(name, depth: depth + 1) + [UInt8(ascii: "=")]
+        return shownName + (isSecret(name: name) ? Self.placeholder : redactNested(value, depth: depth + 1))
     }
 
     /// A value that is itself a URL (plain, or percent-encoded as `redirect_uri` values are):
     /// its secrets hidden, or the whole value when they are percent-encoded.
     private func redactNested(_ value: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
-        guard depth <= Self.maximumDepth, !value.isEmpty else { return Array(value) }
+        guard !value.isEmpty else { return [] }
+        guard depth <= Self.maximumDepth else {
+            // Too deep to look into: hidden whole, unless it plainly holds no URL and no pair.
+            return value.contains(where: { Self.nestingBytes.contains($0) }) ? Self.placeholder : Array(value)
+        }
         let plain = redact(value, depth: depth)
-        guard plain.elementsEqual(value), value.contains(UInt8(ascii: "%")) else { return plain }
+        guard value.contains(UInt8(ascii: "%")) else { return plain }
         let text = String(decoding: value, as: UTF8.self)
         guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, decoded != text else {
             return plain
         }
+        // The decoded reading counts even where the plain one hid something: the plain one hides
+        // less, so skipping the decoded one there would hide the whole value only the second
+        // time. It runs at the same depth as the plain reading (decoding shortens the text, so
+        // this ends): one level deeper, the same would happen at the depth limit.
         let decodedBytes = Array(decoded.utf8)
-        return redact(decodedBytes[...], depth: depth + 1).elementsEqual(decodedBytes) ? plain : Self.placeholder
+        return redact(decodedBytes[...], depth: depth).elementsEqual(decodedBytes) ? plain : Self.placeholder
     }
 
     /// Whether a (possibly percent-encoded) pair name is secret; `a[b]` names are checked by

@@ -28,12 +28,22 @@ enum ContentDisposition {
     static func sanitizedFilename(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
         for scalar in name.unicodeScalars where !isRemoved(scalar) { scalars.append(scalar) }
-        let component = String(scalars).split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let trimmed = component.drop { $0 == "." || $0 == "-" || $0.isWhitespace }
-        var result = String(trimmed.reversed().drop(while: \.isWhitespace).reversed())
+        // Separators, dots, dashes and white space are found as scalars, not Characters: a
+        // combining mark after `/` or `.` makes one Character equal to neither, while the file
+        // system still sees the `/` or the leading `.`.
+        let component = scalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? Substring.UnicodeScalarView()
+        let trimmed = component.drop { $0 == "." || $0 == "-" || $0.properties.isWhitespace }
+        var result = withoutTrailingWhiteSpace(String(trimmed))
         guard !result.isEmpty else { return nil }
-        if result.utf8.count > maximumNameLength { result = shortened(result) }
+        // Cutting may end the name in white space again.
+        if result.utf8.count > maximumNameLength { result = withoutTrailingWhiteSpace(shortened(result)) }
         return result
+    }
+
+    private static func withoutTrailingWhiteSpace(_ text: String) -> String {
+        var scalars = text.unicodeScalars
+        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+        return String(scalars)
     }
 
     private static func isRemoved(_ scalar: Unicode.Scalar) -> Bool {
@@ -43,23 +53,24 @@ enum ContentDisposition {
         }
     }
 
-    /// `name` cut to `maximumNameLength` UTF-8 bytes on a character boundary, keeping an
-    /// extension of up to 16 bytes.
+    /// `name` cut to `maximumNameLength` UTF-8 bytes, keeping an extension of up to 16 bytes.
+    /// The cut falls between scalars, not Characters: one Character (a letter with hundreds of
+    /// combining marks) can be longer than the whole budget.
     private static func shortened(_ name: String) -> String {
         var stem = Substring(name)
         var suffix = ""
-        if let dot = name.lastIndex(of: "."), name.utf8.distance(from: dot, to: name.endIndex) <= 16 {
+        if let dot = name.unicodeScalars.lastIndex(of: "."), name.utf8.distance(from: dot, to: name.endIndex) <= 16 {
             stem = name[..<dot]
             suffix = String(name[dot...])
         }
-        var kept = ""
+        var kept = String.UnicodeScalarView()
         var budget = maximumNameLength - suffix.utf8.count
-        for character in stem {
-            budget -= character.utf8.count
+        for scalar in stem.unicodeScalars {
+            budget -= UTF8.width(scalar)
             guard budget >= 0 else { break }
-            kept.append(character)
+            kept.append(scalar)
         }
-        return kept + suffix
+        return String(kept) + suffix
     }
 
     // MARK: - Parsing

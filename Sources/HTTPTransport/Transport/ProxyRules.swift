@@ -16,8 +16,11 @@ struct ProxyURL: Sendable, Hashable {
         func invalid(_ reason: String) -> HTTPTransportError {
             HTTPTransportError(code: .invalidURL, message: "The session's proxy URL '\(Self.redacted(text))' \(reason).")
         }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-            throw invalid("contains spaces or control characters")
+        // ASCII only (as a URL is): then a Character is one scalar, and no combining mark can
+        // hide an `@` or a `:` from the parsing below.
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) else {
+            throw invalid("contains spaces, control or non-ASCII characters: percent-encode them, "
+                + "or pass the credentials as Proxy(_:username:password:)")
         }
         guard let schemeEnd = text.range(of: "://") else {
             throw invalid("has no scheme: write it as http://\(Self.redacted(text)) (or https://, socks5://, socks5h://)")
@@ -78,14 +81,22 @@ struct ProxyURL: Sendable, Hashable {
         return (String(host), port)
     }
 
-    /// A proxy URL as it may be shown: without the password.
+    /// A proxy URL as it may be shown: without the password, also when the scheme is missing or
+    /// the text holds what is no URL. Read on scalars (a combining mark glued to an `@` hides
+    /// nothing); everything between the user name and the last `@` is hidden.
     static func redacted(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].lastIndex(of: "@") else {
-            return text
+        let scalars = text.unicodeScalars
+        // The user info starts after `scheme://` when the text starts with one, else at the start.
+        let isSchemeScalar = { (scalar: Unicode.Scalar) in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
         }
-        let userInfo = text[schemeEnd.upperBound..<at]
-        let user = userInfo.split(separator: ":", maxSplits: 1).first ?? ""
-        return text[..<schemeEnd.upperBound] + user + (userInfo.contains(":") ? ":***" : "") + text[at...]
+        let separator = scalars.firstRange(of: "://".unicodeScalars)
+        let start = separator.flatMap { scalars[..<$0.lowerBound].allSatisfy(isSchemeScalar) ? $0.upperBound : nil }
+            ?? scalars.startIndex
+        guard let at = scalars[start...].lastIndex(of: "@") else { return text }
+        let userInfo = scalars[start..<at]
+        let user = userInfo.firstIndex(of: ":").map { userInfo[..<$0] } ?? userInfo
+        return String(scalars[..<start]) + String(user) + (userInfo.contains(":") ? ":***" : "") + String(scalars[at...])
     }
 }
 
@@ -106,7 +117,10 @@ struct NoProxyList: Sendable {
         guard !host.isEmpty, host.allSatisfy(\.isASCII) else { return false }
         let address = host.contains(":") || IPAddress(host) != nil ? IPAddress(host) : nil
         if address == nil, host.last == "." { host = host.dropLast() }
-        for token in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+        // Split on scalars, as libcurl splits on bytes: a combining mark after a comma does not
+        // join two tokens into one.
+        for scalars in text.unicodeScalars.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            let token = Substring(scalars)
             if let address {
                 if Self.matches(address: address, text: host, token: token) { return true }
             } else if Self.matches(name: host, token: token) {

@@ -16,7 +16,8 @@ enum RedirectRule {
                                         responseBodyData: response.data))
         }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              target.host?.isEmpty == false  // `http://user@` has a host, an empty one
         else {
             // (Error messages hide the secrets of every URL in them, this Location's included.)
             return failure(.badResponse, "The server redirected to an unusable location '\(location)'.")

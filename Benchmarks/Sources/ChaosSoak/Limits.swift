@@ -1,0 +1,40 @@
+import Foundation
+import HTTPTransport
+
+/// What the soak allows: time-outs, the retry policy, and the bounds that fail the run.
+enum Limits {
+    /// Seconds one attempt may take; the server's stalls last longer.
+    static let requestTimeout: TimeInterval = 2
+    static let retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.05, maxDelay: 0.5, maxTotalTime: 4)
+    /// The longest a send may take: the retry budget, one more attempt, and slack for a loaded machine.
+    static let sendBound: TimeInterval = retryPolicy.maxTotalTime + requestTimeout + 5
+    /// Growth allowed from the start to the end (the pool keeps up to `maxIdleHandles` connections).
+    static let descriptorBound = 24
+    static let threadBound = 4
+    /// Resident memory may grow this much after the first minute (allocator caches, pool warm-up).
+    static let residentBoundKiB = 64 * 1024
+    /// Successes expected of the fault-free kinds: slow responses on a loaded machine may time out.
+    static let expectedSuccessRate = 0.99
+}
+
+/// One worker's loop: random faults, one request at a time, until the deadline.
+struct Worker: Sendable {
+    let transport: HTTPTransport
+    let ports: [Listener: Int]
+    let tally: Tally
+
+    func run(until deadline: Date) {
+        var generator = SystemRandomNumberGenerator()
+        while Date() < deadline {
+            let fault = Fault.random(using: &generator)
+            let id = UInt64.random(in: 1...UInt64.max, using: &generator)
+            let scheme = fault.listener == .http ? "http" : "https"
+            let endpoint = "\(scheme)://localhost:\(ports[fault.listener] ?? 0)/chaos/\(fault.name)?n=\(id)"
+            let started = ContinuousClock.now
+            let result = transport.send(request: HTTPRequest(endpoint: endpoint, timeout: Limits.requestTimeout))
+            let elapsed = ContinuousClock.now - started
+            tally.record(fault: fault, id: id, result: result,
+                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+    }
+}
