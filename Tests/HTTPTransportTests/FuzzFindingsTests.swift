@@ -42,8 +42,7 @@ final class FuzzFindingsTests: XCTestCase {
     private let clock = CookieTestClock(Date(timeIntervalSince1970: 1_700_000_000))
 
     private func savedAndLoaded(_ cookies: [HTTPCookie]) throws -> (stored: [HTTPCookie], loaded: [HTTPCookie]) {
-        let directory = try CookieTestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryDirectory("fuzz-findings")
         let file = directory.appendingPathComponent("cookies.txt")
         let storage = CookieStorage(file: file, now: clock.now)
         for cookie in cookies { storage.setCookie(cookie) }

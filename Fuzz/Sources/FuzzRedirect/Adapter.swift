@@ -14,9 +14,7 @@ enum Library {
         let request = RawRequest(method: HTTPRequest.HTTPMethod(rawValue: method) ?? .get, url: url)
         let response = RawResponse(request: request, statusCode: HTTPStatusCode(rawValue: status),
                                    headers: HTTPHeaders([HTTPHeaders.Field(name: "Location", value: location)]))
-        var configuration = Session.Configuration()
-        configuration.allowsInsecureRedirects = allowsInsecure
-        switch RedirectRule.nextRequest(after: request, response: response, configuration: configuration) {
+        switch RedirectRule.nextRequest(after: request, response: response, allowsInsecureRedirects: allowsInsecure) {
         case nil: return .notFollowed
         case .success(let next)?: return .next(url: next.url, method: next.method.rawValue)
         case .failure(let error)?: return .refused(insecure: error.code == .insecureRedirect, message: error.message)
