@@ -14,6 +14,16 @@ func main(_ argc: CInt, _ argv: FuzzArguments) -> CInt { runFuzzer(argc, argv, f
 public func fuzzProxy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let flags = input.byte()
+    checkProxyURL(flags: flags, input: &input)
+    let list = input.text(), host = input.text(), more = input.text()
+    checkNoProxy(list: list, host: host, more: more)
+    checkEnvironment(flags: flags, list: list, host: host, more: more)
+    return 0
+}
+
+/// An accepted proxy URL has no credentials, spaces or controls and reads as itself; a planted
+/// password shows in no URL and no error message.
+private func checkProxyURL(flags: UInt8, input: inout FuzzInput) {
     let secret = "Pl4ntedProxyPw"
     var text = input.text()
     let planted = flags & 1 != 0
@@ -38,8 +48,11 @@ public func fuzzProxy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             Invariant.check(!message.contains(secret), "the password in the message \(Invariant.show(message))")
         }
     }
+}
 
-    let list = input.text(), host = input.text(), more = input.text()
+/// `*` covers every host; a list covering a host still does with more tokens; a list of just
+/// the host covers it.
+private func checkNoProxy(list: String, host: String, more: String) {
     let covered = Library.noProxyCovers(list, host: host)
     Invariant.check(Library.noProxyCovers("*", host: host), "* does not cover \(Invariant.show(host))")
     // A whole list of `*` is special (every host); `*` as one token of several is not (libcurl).
@@ -57,7 +70,11 @@ public func fuzzProxy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if plainHost, !HostRules.isIPAddress(host) {
         Invariant.check(Library.noProxyCovers("." + host.uppercased(), host: host), ".\(host.uppercased()) does not cover \(host)")
     }
+}
 
+/// The environment's proxy never comes from `HTTP_PROXY` (upper case), is the variable's value,
+/// and is nil for a covered host.
+private func checkEnvironment(flags: UInt8, list: String, host: String, more: String) {
     let names = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
     var environment: [String: String] = [:]
     for (index, name) in names.enumerated() where flags & (1 << (index % 8)) != 0 {
@@ -71,5 +88,4 @@ public func fuzzProxy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         Invariant.check(exemptions.isEmpty || !Library.noProxyCovers(exemptions, host: host),
                         "a proxy for \(Invariant.show(host)), which \(Invariant.show(exemptions)) covers")
     }
-    return 0
 }
