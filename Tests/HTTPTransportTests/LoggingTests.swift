@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTransport
 import Logging
-import Synchronization
 import XCTest
 
 /// `LogRequestInterceptor` and `LogResponseInterceptor`, captured with an in-memory swift-log

@@ -40,8 +40,8 @@ extension HTTPTransport {
             code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
         // The transfer thread does not inherit the task's values: the caller's trace goes along.
         let context = TelemetryContext.current
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 guard job.install(continuation) else { return }  // already cancelled: resumed
                 TransferThreads.shared.run {
                     guard job.start() else { return }  // cancelled while queued: resumed
@@ -52,5 +52,6 @@ extension HTTPTransport {
             cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
             job.cancel()           // one not started yet is answered at once
         }
+        return job.result
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// An in-memory swift-log destination.
 final class LogCapture: Sendable {
@@ -10,7 +9,7 @@ final class LogCapture: Sendable {
         let metadata: [String: String]
     }
 
-    private let storage = Mutex<[Record]>([])
+    private let storage = Protected<[Record]>([])
     let threshold: Logger.Level
 
     let label: String

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTransport
-import Synchronization
 import XCTest
 
 /// The local test server (Tests/Server/server.py), started once per test run on 127.0.0.1 with
@@ -65,7 +64,7 @@ final class TestServer: @unchecked Sendable {
         ports = map
     }
 
-    private static let certificatesToRemove = Mutex<String?>(nil)
+    private static let certificatesToRemove = Protected<String?>(nil)
 
     struct ServerError: Error, CustomStringConvertible {
         let description: String
