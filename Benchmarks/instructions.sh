@@ -5,7 +5,8 @@
 # request, start-up and first connection excluded. Installs valgrind and nginx if missing.
 #
 # Environment: N (default 2000), CLIENT_ARGS (extra client options, e.g. "--interceptors 10"),
-#              BASELINE=1 also counts the C libcurl loop (a) with the same method,
+#              BASELINE=1 also counts the C libcurl loop with the same method, as is (a) and with
+#              HTTPTransport's libcurl settings (a'),
 #              HEADERS=1 also counts the two ways of reading response headers in C
 #              (baseline/header_access.c: a header callback vs curl_easy_nextheader).
 set -euo pipefail
@@ -57,6 +58,7 @@ per_request() {  # the client command; prints instructions per GET
 echo "HTTPTransport: $(per_request "$WORK/client" ${CLIENT_ARGS:-}) instructions per small GET"
 if [ "${BASELINE:-0}" = 1 ]; then
     echo "C libcurl (a): $(per_request "$WORK/curl_baseline") instructions per small GET"
+    echo "C libcurl, HTTPTransport's settings (a'): $(export CURL_BASELINE_LIKE_HTTPTRANSPORT=1; per_request "$WORK/curl_baseline") instructions per small GET"
 fi
 if [ "${HEADERS:-0}" = 1 ]; then
     echo "headers by callback: $(per_request "$WORK/header_access" cb) instructions per small GET"
