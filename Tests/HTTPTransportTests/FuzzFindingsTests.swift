@@ -86,6 +86,21 @@ final class FuzzFindingsTests: XCTestCase {
         XCTAssertEqual(loaded, stored)
     }
 
+    // MARK: - Set-Cookie (FuzzSetCookie)
+
+    func testGreekQuestionMarkStaysItsOwnBytesAndNeverSplitsACookie() throws {
+        // U+037E is canonically equivalent to `;` (Swift's `==` and `contains(";")` say so), but
+        // it is the bytes CD BE: pairs split on the `;` byte only, and the Cookie header holds
+        // exactly the one `;` between the two cookies. (The fuzz target's own check compared
+        // Characters; the library was right.) A `;` before a combining mark still splits.
+        let storage = CookieStorage(now: clock.now)
+        let url = try XCTUnwrap(URL(string: "https://example.org/"))
+        storage.store(setCookieHeaders: ["a\u{37E}b=1\u{37E}2; Secure", "c=3;\u{301}d=4"], for: url)
+        let header = try XCTUnwrap(storage.cookieHeader(for: url))
+        XCTAssertEqual(Array(header.utf8), Array("a\u{37E}b=1\u{37E}2; c=3".utf8))
+        XCTAssertEqual(header.utf8.filter { $0 == UInt8(ascii: ";") }.count, 1)
+    }
+
     // MARK: - Redaction (FuzzRedaction)
 
     private let redaction = LogRedaction.default
