@@ -16,69 +16,45 @@ public struct RawRequest: Sendable {
     /// The HTTP method.
     public var method: HTTPRequest.HTTPMethod {
         get { storage.fields.method }
-        _modify {
-            makeUnique()
-            yield &storage.fields.method
-        }
+        _modify { yield &storage.fields.method }
     }
     /// The full URL, query included.
     public var url: URL {
         get { storage.fields.url }
-        _modify {
-            makeUnique()
-            yield &storage.fields.url
-        }
+        _modify { yield &storage.fields.url }
     }
     /// The header fields, in order; repeated names allowed.
     public var headers: HTTPHeaders {
         get { storage.fields.headers }
-        _modify {
-            makeUnique()
-            yield &storage.fields.headers
-        }
+        _modify { yield &storage.fields.headers }
     }
     /// The body, if any.
     public var body: Body? {
         get { storage.fields.body }
-        _modify {
-            makeUnique()
-            yield &storage.fields.body
-        }
+        _modify { yield &storage.fields.body }
     }
     /// Seconds the whole exchange may take.
     public var timeout: TimeInterval {
         get { storage.fields.timeout }
-        _modify {
-            makeUnique()
-            yield &storage.fields.timeout
-        }
+        _modify { yield &storage.fields.timeout }
     }
     /// When set, the response body is written to this file instead of memory (see `Download`).
     public var download: Download? {
         get { storage.fields.download }
-        _modify {
-            makeUnique()
-            yield &storage.fields.download
-        }
+        _modify { yield &storage.fields.download }
     }
     /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
     /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
     public var redirectedFrom: URL? {
         get { storage.fields.redirectedFrom }
-        _modify {
-            makeUnique()
-            yield &storage.fields.redirectedFrom
-        }
+        _modify { yield &storage.fields.redirectedFrom }
     }
     /// The id that ties this request's log records together: set by `LogRequestInterceptor` when
     /// nil, and while tracing is on the trace id of the hop's span, so one id finds both. Not
     /// sent, unless an interceptor puts it in a header (`LogRequestInterceptor(addsRequestIDHeader: true)`).
     public var requestID: String? {
         get { storage.fields.requestID }
-        _modify {
-            makeUnique()
-            yield &storage.fields.requestID
-        }
+        _modify { yield &storage.fields.requestID }
     }
 
     /// The fields, kept behind one reference (copy-on-write): the pipeline hands a request from
@@ -94,17 +70,7 @@ public struct RawRequest: Sendable {
         var requestID: String?
     }
 
-    /// Changed only while uniquely referenced (see `makeUnique`), so sharing it is safe.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var storage: Storage
-
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     /// A wire request.
     public init(
@@ -115,7 +81,7 @@ public struct RawRequest: Sendable {
         timeout: TimeInterval = HTTPRequest.defaultTimeout,
         download: Download? = nil
     ) {
-        storage = Storage(Fields(method: method, url: url, headers: headers, body: body, timeout: timeout,
+        storage = CopyOnWrite(Fields(method: method, url: url, headers: headers, body: body, timeout: timeout,
                                  download: download))
     }
 

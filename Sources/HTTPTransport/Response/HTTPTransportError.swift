@@ -56,57 +56,57 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
     /// The kind of failure.
     public var code: Code {
         get { box.fields.code }
-        set { change { $0.code = newValue } }
+        set { box.fields.code = newValue }
     }
     /// A human-readable explanation, naming what went wrong and where (URLs in it redacted).
     public var message: String {
         get { box.fields.message }
-        set { change { $0.message = Self.redacted(newValue) } }
+        set { box.fields.message = Self.redacted(newValue) }
     }
     /// The request URL when one is known; the raw endpoint string for an invalid URL.
     public var url: String? {
         get { box.fields.url }
-        set { change { $0.url = newValue } }
+        set { box.fields.url = newValue }
     }
     /// The response status, when a response arrived.
     public var httpStatusCode: HTTPStatusCode? {
         get { box.fields.httpStatusCode }
-        set { change { $0.httpStatusCode = newValue } }
+        set { box.fields.httpStatusCode = newValue }
     }
     /// The response headers, when a response arrived.
     public var responseHeaders: HTTPHeaders {
         get { box.fields.responseHeaders }
-        set { change { $0.responseHeaders = newValue } }
+        set { box.fields.responseHeaders = newValue }
     }
     /// The response body, when a response arrived.
     public var responseBodyData: Data? {
         get { box.fields.responseBodyData }
-        set { change { $0.responseBodyData = newValue } }
+        set { box.fields.responseBodyData = newValue }
     }
     /// The error code found in the response body (set by `ClarifyErrorInterceptor`).
     public var responseBodyErrorCode: String? {
         get { box.fields.responseBodyErrorCode }
-        set { change { $0.responseBodyErrorCode = newValue } }
+        set { box.fields.responseBodyErrorCode = newValue }
     }
     /// The error message found in the response body (set by `ClarifyErrorInterceptor`).
     public var responseBodyErrorMessage: String? {
         get { box.fields.responseBodyErrorMessage }
-        set { change { $0.responseBodyErrorMessage = newValue } }
+        set { box.fields.responseBodyErrorMessage = newValue }
     }
     /// libcurl's `CURLcode`, when libcurl reported the failure.
     public var curlCode: Int? {
         get { box.fields.curlCode }
-        set { change { $0.curlCode = newValue } }
+        set { box.fields.curlCode = newValue }
     }
     /// libcurl's error-buffer text, when there was one (URLs in it redacted).
     public var curlMessage: String? {
         get { box.fields.curlMessage }
-        set { change { $0.curlMessage = newValue.map(Self.redacted) } }
+        set { box.fields.curlMessage = newValue.map(Self.redacted) }
     }
     /// The error that caused this one (e.g. what an interceptor threw), if any.
     public var underlyingError: (any Error & Sendable)? {
         get { box.fields.underlyingError }
-        set { change { $0.underlyingError = newValue } }
+        set { box.fields.underlyingError = newValue }
     }
 
     /// The fields, kept behind one reference (copy-on-write): an error rides along in every
@@ -126,18 +126,7 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         var underlyingError: (any Error & Sendable)?
     }
 
-    /// Changed only while uniquely referenced (see `change`), so sharing it is safe.
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    private mutating func change(_ body: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        body(&box.fields)
-    }
+    private var box: CopyOnWrite<Fields>
 
     /// A failure of the given kind.
     public init(
@@ -151,7 +140,7 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         curlMessage: String? = nil,
         underlyingError: (any Error & Sendable)? = nil
     ) {
-        box = Box(Fields(
+        box = CopyOnWrite(Fields(
             code: code, message: Self.redacted(message), url: url, httpStatusCode: httpStatusCode,
             responseHeaders: responseHeaders, responseBodyData: responseBodyData, curlCode: curlCode,
             curlMessage: curlMessage.map(Self.redacted), underlyingError: underlyingError))

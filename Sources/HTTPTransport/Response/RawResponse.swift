@@ -6,58 +6,37 @@ public struct RawResponse: Sendable {
     /// The request as it was sent (after request interceptors).
     public var request: RawRequest {
         get { storage.fields.request }
-        _modify {
-            makeUnique()
-            yield &storage.fields.request
-        }
+        _modify { yield &storage.fields.request }
     }
     /// The response status, or `nil` when no response arrived.
     public var statusCode: HTTPStatusCode? {
         get { storage.fields.statusCode }
-        _modify {
-            makeUnique()
-            yield &storage.fields.statusCode
-        }
+        _modify { yield &storage.fields.statusCode }
     }
     /// The response headers in order, every value kept.
     public var headers: HTTPHeaders {
         get { storage.fields.headers }
-        _modify {
-            makeUnique()
-            yield &storage.fields.headers
-        }
+        _modify { yield &storage.fields.headers }
     }
     /// The response body (`nil` when no response arrived or the body went to a file).
     public var data: Data? {
         get { storage.fields.data }
-        _modify {
-            makeUnique()
-            yield &storage.fields.data
-        }
+        _modify { yield &storage.fields.data }
     }
     /// The failure so far, if any: a transport fault, or a validation error.
     public var error: HTTPTransportError? {
         get { storage.fields.error }
-        _modify {
-            makeUnique()
-            yield &storage.fields.error
-        }
+        _modify { yield &storage.fields.error }
     }
     /// Timing and size figures.
     public var metrics: TransferMetrics {
         get { storage.fields.metrics }
-        _modify {
-            makeUnique()
-            yield &storage.fields.metrics
-        }
+        _modify { yield &storage.fields.metrics }
     }
     /// Where the body was written, when the request asked for a download to a file.
     public var fileURL: URL? {
         get { storage.fields.fileURL }
-        _modify {
-            makeUnique()
-            yield &storage.fields.fileURL
-        }
+        _modify { yield &storage.fields.fileURL }
     }
 
     /// The fields, kept behind one reference (copy-on-write): a response passes through the
@@ -73,17 +52,7 @@ public struct RawResponse: Sendable {
         var fileURL: URL?
     }
 
-    /// Changed only while uniquely referenced (see `makeUnique`), so sharing it is safe.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var storage: Storage
-
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     /// A response value.
     public init(
@@ -95,7 +64,7 @@ public struct RawResponse: Sendable {
         metrics: TransferMetrics = TransferMetrics(),
         fileURL: URL? = nil
     ) {
-        storage = Storage(Fields(request: request, statusCode: statusCode, headers: headers, data: data, error: error,
+        storage = CopyOnWrite(Fields(request: request, statusCode: statusCode, headers: headers, data: data, error: error,
                                  metrics: metrics, fileURL: fileURL))
     }
 }
