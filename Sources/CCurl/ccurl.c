@@ -60,7 +60,12 @@ CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_READDATA, userdata);
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_SEEKDATA, userdata);
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, userdata);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_PREREQDATA, userdata);
     return code;
+}
+
+CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
 
 CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback, void *clientp) {

@@ -42,6 +42,13 @@ typedef curl_socket_t (*ccurl_opensocket_callback)(void *clientp, curlsocktype p
                                                    struct curl_sockaddr *address);
 CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback, void *clientp);
 
+/// libcurl's pre-request callback (CURLOPT_PREREQFUNCTION): called each time a request is about
+/// to be sent on a connection, including libcurl's own resend of a request on a fresh connection
+/// when a reused one died. Return CURL_PREREQFUNC_OK to send, anything else to abort.
+typedef int (*ccurl_prereq_callback)(void *userdata, char *primary_ip, char *local_ip,
+                                     int primary_port, int local_port);
+CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback callback);
+
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
 

@@ -82,6 +82,7 @@ final class CurlEngine: HTTPEngine {
             try file.prepare(headers: &headers, url: transfer.url)
             transfer.state.download = file
         }
+        transfer.state.mayResend = request.mayBeResentByLibcurl
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
         transfer.state.pinCheck = pinCheck
         let timeout = Self.milliseconds(request.timeout)
@@ -179,6 +180,7 @@ final class CurlEngine: HTTPEngine {
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
             try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, curlHeaderCallback, curlReadCallback,
                                                  curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
+            try handle.check(ccurl_set_prereq_callback(handle.curl, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
             try setTrustStore(on: handle)
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))

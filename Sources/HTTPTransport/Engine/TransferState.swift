@@ -42,6 +42,12 @@ final class TransferState {
     @exclusivity(unchecked) var uploadOffset = 0
     @exclusivity(unchecked) var uploadFile: Int32 = -1
 
+    // Resending (RequestResend.swift)
+    /// Whether libcurl may send the request again on a fresh connection (idempotent methods).
+    @exclusivity(unchecked) var mayResend = true
+    /// Requests libcurl started for this transfer: more than one is a resend.
+    @exclusivity(unchecked) var requestsStarted = 0
+
     // C resources of the transfer, freed with it
     /// The multipart body (`CURLOPT_MIMEPOST`).
     @exclusivity(unchecked) var mime: OpaquePointer?

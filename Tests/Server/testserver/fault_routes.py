@@ -1,5 +1,9 @@
 """Broken answers: truncated bodies, connections closed early, cut status lines and headers, garbage."""
 
+from .common import STATE_LOCK, first
+
+RECEIVED = {}  # /fault/read-then-close: key -> requests read
+
 
 class FaultRoutes:
     """Each fault writes raw bytes and closes the connection without a TLS close_notify."""
@@ -41,6 +45,21 @@ class FaultRoutes:
                          b"a\r\n0123456789\r\n")
         self.hard_close()
 
+    def r_fault_read_then_close(self, rest):
+        """Reads the whole request (body included), counts it, and closes without answering: the
+        server may have processed it, and the client cannot know."""
+        key = first(self.qs, "key", "default")
+        with STATE_LOCK:
+            RECEIVED[key] = RECEIVED.get(key, 0) + 1
+        self._response_started = True
+        self.hard_close()
+
+    def r_fault_read_then_close_count(self, rest):
+        key = first(self.qs, "key", "default")
+        with STATE_LOCK:
+            count = RECEIVED.get(key, 0)
+        self.send_json({"count": count})
+
 
 EXACT_ROUTES = {
     "/fault/truncated": FaultRoutes.r_fault_truncated,
@@ -50,6 +69,8 @@ EXACT_ROUTES = {
     "/fault/partial-headers-length": FaultRoutes.r_fault_partial_headers_length,
     "/fault/garbage": FaultRoutes.r_fault_garbage,
     "/fault/chunked-truncated": FaultRoutes.r_fault_chunked_truncated,
+    "/fault/read-then-close": FaultRoutes.r_fault_read_then_close,
+    "/fault/read-then-close/count": FaultRoutes.r_fault_read_then_close_count,
 }
 
 PREFIX_ROUTES = []
