@@ -135,18 +135,11 @@ struct ConnectionOptions: Sendable {
             try handle.check(ccurl_setopt_slist(handle.curl, CURLOPT_RESOLVE, context.resolveList(for: settings.resolveEntries)),
                              CURLOPT_RESOLVE)
         }
-        switch settings.proxy {
-        case .environment:
-            // With an address policy, `refusal(for:)` refuses every send the environment would
-            // proxy, and libcurl connects directly for the others (never through a proxy that
-            // a rule here did not see).
-            if addressPolicy.checksAddresses { try handle.set(CURLOPT_PROXY, "") }
-        case .direct:
-            try handle.set(CURLOPT_PROXY, "")
-        case .explicit(let proxy, let noProxy):
-            try handle.set(CURLOPT_PROXY, proxy.url)
-            // An empty list too: it overrides the environment's no_proxy.
-            try handle.set(CURLOPT_NOPROXY, noProxy)
+        // Whether a request goes through the proxy is decided per request by `route(for:)` and
+        // set with the transfer's options; libcurl's own no_proxy and environment look-ups are
+        // switched off, so they can never disagree with that decision.
+        try handle.set(CURLOPT_NOPROXY, "")
+        if case .explicit(let proxy, _) = settings.proxy {
             if let username = proxy.username { try handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { try handle.set(CURLOPT_PROXYPASSWORD, password) }
             if proxy.scheme == "https", let trustedRoots {
@@ -164,24 +157,45 @@ struct ConnectionOptions: Sendable {
 
     // MARK: Per request
 
+    /// Where a request connects: directly, or through which proxy. The one rule for both the
+    /// address policy and libcurl (`TransferOptions.proxy`).
+    enum Route: Equatable {
+        case direct
+        /// `url` is what libcurl gets; `description` names it for messages (no password).
+        case proxy(url: String, description: String)
+
+        /// `CURLOPT_PROXY`: the proxy URL, or "" for a direct connection.
+        var curlValue: String {
+            if case .proxy(let url, _) = self { return url }
+            return ""
+        }
+    }
+
+    /// The route of `request` under the session's proxy setting: an explicit proxy unless its
+    /// `noProxy` covers the host; the environment's variables as libcurl reads them; `.direct`.
+    func route(for request: RawRequest) -> Route {
+        guard case .success(let settings) = settings else { return .direct }
+        let host = request.url.host ?? ""
+        switch settings.proxy {
+        case .direct:
+            return .direct
+        case .explicit(let url, let noProxy):
+            if NoProxyList(noProxy).covers(host: host) { return .direct }
+            return .proxy(url: url.url, description: "the session's proxy \(url.url)")
+        case .environment:
+            guard let found = environment.proxy(scheme: request.url.scheme ?? "", host: host) else { return .direct }
+            return .proxy(url: found.url, description: "the proxy \(ProxyURL.redacted(found.url)) (from the environment variable \(found.variable))")
+        }
+    }
+
     /// Refuses a send that an address policy cannot check because it would go through a proxy
     /// (which resolves and connects to the target itself); `nil` when the send may go ahead.
-    func refusal(for request: RawRequest) -> HTTPTransportError? {
-        guard addressPolicy.checksAddresses, case .success(let settings) = settings, settings.unixSocketPath == nil else {
+    func refusal(for request: RawRequest, route: Route) -> HTTPTransportError? {
+        guard addressPolicy.checksAddresses, case .success(let settings) = settings, settings.unixSocketPath == nil,
+              case .proxy(_, let proxy) = route else {
             return nil
         }
         let host = request.url.host ?? ""
-        let proxy: String
-        switch settings.proxy {
-        case .direct:
-            return nil
-        case .explicit(let url, let noProxy):
-            if NoProxyList(noProxy).covers(host: host) { return nil }
-            proxy = "the session's proxy \(url.url)"
-        case .environment:
-            guard let found = environment.proxy(scheme: request.url.scheme ?? "", host: host) else { return nil }
-            proxy = "the proxy \(ProxyURL.redacted(found.url)) (from the environment variable \(found.variable))"
-        }
         return HTTPTransportError(
             code: .addressNotAllowed,
             message: "The session's addressPolicy (\(addressPolicy.name)) cannot check where this request connects: it would go through \(proxy), which resolves and connects to \(host) itself. Nothing was sent. Connect directly (Session.Configuration.proxy = .direct, or list the host in noProxy/no_proxy) or use addressPolicy .any.",

@@ -57,13 +57,16 @@ final class CurlEngine: HTTPEngine {
     private func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
         let url = request.url.absoluteString
         try WireHeaders.validate(request.headers, url: url)
+        // One decision, proxy or direct, for the address policy and for libcurl alike.
+        let route = connectionOptions.route(for: request)
         // A send an address policy cannot check (it would go through a proxy) is refused.
-        if let refusal = connectionOptions.refusal(for: request) { throw refusal }
+        if let refusal = connectionOptions.refusal(for: request, route: route) { throw refusal }
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // A handle whose set-up fails is not checked back in: `transfer` closes it.
-        let options = try describe(request, transfer)
+        var options = try describe(request, transfer)
+        options.proxy = route.curlValue
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
             try handle.check(ccurl_set_callback_userdata(handle.curl, transfer.state.opaque), CURLOPT_WRITEDATA)

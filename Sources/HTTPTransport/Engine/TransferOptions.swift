@@ -29,11 +29,14 @@ struct TransferOptions: Equatable {
     var reportsProgress: Bool
     /// The per-host TLS checks.
     var tls: TLSOption
+    /// `CURLOPT_PROXY`: the proxy this request goes through, "" for none (nil: libcurl's default,
+    /// which reads the environment; never set by a transfer). See `ConnectionOptions.route(for:)`.
+    var proxy: String?
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
         TransferOptions(url: "", timeoutMilliseconds: 0, connectTimeoutMilliseconds: 0, maxFileSize: 0, body: .get,
-                        headers: nil, reportsProgress: false, tls: TLSOption())
+                        headers: nil, reportsProgress: false, tls: TLSOption(), proxy: nil)
     }
 
     /// Sets on `handle` every option that differs from what it holds, then records these.
@@ -53,6 +56,7 @@ struct TransferOptions: Equatable {
         }
         if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if tls != handle.applied.tls { try tls.apply(to: handle) }
+        if proxy != handle.applied.proxy { try handle.set(CURLOPT_PROXY, proxy) }
         handle.applied = self
         handle.applied.body = body.withoutCopiedBytes
     }

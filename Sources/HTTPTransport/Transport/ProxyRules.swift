@@ -100,9 +100,11 @@ struct ProxyURL: Sendable, Hashable {
     }
 }
 
-/// libcurl's `no_proxy` matching (7.88, `Curl_check_noproxy`), for deciding up front whether a
-/// request will go through a proxy. Where libcurl's rules are subtle, this answers "proxied",
-/// so that an address policy refuses rather than lets an unchecked connection through.
+/// `no_proxy` matching, libcurl's rules (7.88, `Curl_check_noproxy`) made whole: the one rule
+/// that decides whether a request goes through the proxy. libcurl is told the decision
+/// (`ConnectionOptions.route(for:)`), never left to decide again, so where its own matching
+/// differs (7.88 ignores IPv6 ranges, and reads `/0` as an exact address) the two cannot
+/// disagree. CIDR ranges are matched as written, both families, `/0` covering the family.
 struct NoProxyList: Sendable {
     let text: String
 
@@ -147,7 +149,8 @@ struct NoProxyList: Sendable {
               let bits = Int(token[token.index(after: slash)...]) else { return false }
         let width = address.family == .v4 ? 32 : 128
         guard bits >= 0, bits <= width else { return false }
-        if bits == 0 || bits == width { return network == address }
+        if bits == 0 { return true }
+        if bits == width { return network == address }
         // Compare the top `bits` of the 128-bit value (IPv4 sits in the low 32 bits).
         let shift = UInt64(width - bits)
         func top(_ value: IPAddress) -> (UInt64, UInt64) {
