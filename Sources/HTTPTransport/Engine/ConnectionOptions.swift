@@ -157,6 +157,16 @@ struct ConnectionOptions: Sendable {
 
     // MARK: Per request
 
+    /// Whether a transfer to `url` must close its connection when done: libcurl 7.88.1 fails every
+    /// reuse of an HTTP/2 prior-knowledge connection in clear text ("Error in the HTTP2 framing
+    /// layer", curl issue #10634, fixed in 8.0.0), so h2c connections are used once. Over TLS,
+    /// HTTP/2 is negotiated as usual and its connections are reused.
+    func forbidsReuse(of url: URL) -> Bool {
+        guard case .success(let settings) = settings,
+              settings.httpVersion == Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) else { return false }
+        return url.scheme?.lowercased() == "http"
+    }
+
     /// Where a request connects: directly, or through which proxy. The one rule for both the
     /// address policy and libcurl (`TransferOptions.proxy`).
     enum Route: Equatable {

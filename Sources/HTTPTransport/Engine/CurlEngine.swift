@@ -67,6 +67,7 @@ final class CurlEngine: HTTPEngine {
         // A handle whose set-up fails is not checked back in: `transfer` closes it.
         var options = try describe(request, transfer)
         options.proxy = route.curlValue
+        options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
             try handle.check(ccurl_set_callback_userdata(handle.curl, transfer.state.opaque), CURLOPT_WRITEDATA)

@@ -32,6 +32,8 @@ struct TransferOptions: Equatable {
     /// `CURLOPT_PROXY`: the proxy this request goes through, "" for none (nil: libcurl's default,
     /// which reads the environment; never set by a transfer). See `ConnectionOptions.route(for:)`.
     var proxy: String?
+    /// `CURLOPT_FORBID_REUSE`: close the connection after this transfer (see `ConnectionOptions.forbidsReuse`).
+    var forbidsReuse = false
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
@@ -57,6 +59,7 @@ struct TransferOptions: Equatable {
         if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if tls != handle.applied.tls { try tls.apply(to: handle) }
         if proxy != handle.applied.proxy { try handle.set(CURLOPT_PROXY, proxy) }
+        if forbidsReuse != handle.applied.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
         handle.applied = self
         handle.applied.body = body.withoutCopiedBytes
     }
