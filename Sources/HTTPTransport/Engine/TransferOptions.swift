@@ -29,6 +29,9 @@ struct TransferOptions: Equatable {
     var reportsProgress: Bool
     /// The per-host TLS checks.
     var tls: TLSOption
+    /// `CURLOPT_HTTP_CONTENT_DECODING`: always on when a transfer starts; the header callback
+    /// turns it off for a response whose coding libcurl cannot decode (TransferState.swift).
+    var decodesContent = true
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
@@ -53,6 +56,9 @@ struct TransferOptions: Equatable {
         }
         if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if tls != handle.applied.tls { try tls.apply(to: handle) }
+        if decodesContent != handle.applied.decodesContent {
+            try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent)
+        }
         handle.applied = self
         handle.applied.body = body.withoutCopiedBytes
     }
