@@ -19,8 +19,10 @@ public protocol CookieProviding: Sendable {
 /// Cookies whose `Domain` is a public suffix are refused (libpsl's list, as libcurl uses it); a
 /// host written with a trailing dot (`example.com.`) is the same host as without; a `Secure`
 /// cookie is accepted only from, and sent only to, `https`/`wss` or a loopback host (as curl
-/// and browsers treat `localhost`, `127.0.0.0/8` and `::1` as secure); `HttpOnly` cookies are kept
-/// and sent (this is an HTTP client, not a script API). The store is bounded: expired cookies
+/// and browsers treat `localhost`, `127.0.0.0/8` and `::1` as secure), and is left alone by
+/// responses from other origins (RFC 6265bis); the `__Secure-` and `__Host-` name prefixes
+/// are enforced; `HttpOnly` cookies are kept and sent (this is an HTTP client, not a script
+/// API). The store is bounded: expired cookies
 /// go first, then the least recently used of a domain over `maxCookiesPerDomain`, then the
 /// least recently used overall over `maxCookies`. The clock is injectable for tests.
 public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
