@@ -12,6 +12,11 @@ final class BadResponseTests: XCTestCase {
         XCTAssertEqual(result.error?.code, .badResponse, "\(String(describing: result.error))")
     }
 
+    func testAnUnsupportedHTTPVersionFailsWithBadResponse() {
+        let result = transport.send(request: HTTPRequest(endpoint: server.http + "/fault/unsupported-version"))
+        XCTAssertEqual(result.error?.code, .badResponse, "\(String(describing: result.error))")
+    }
+
     func testAStatusLineInsideTheHeaderBlockDoesNotResetTheResponse() throws {
         let response = try sendOK(transport, HTTPRequest(endpoint: server.http + "/fault/status-line-in-headers"))
         XCTAssertEqual(response.httpStatus, .ok)

@@ -46,6 +46,11 @@ class FaultRoutes:
         self.wfile.write(b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok")
         self.hard_close()
 
+    def r_fault_unsupported_version(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.3 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        self.hard_close()
+
     def r_fault_status_line_in_headers(self, rest):
         self._response_started = True
         self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Before: 1\r\nHTTP/1.1 500 Injected: yes\r\nX-After: 2\r\n"
@@ -70,6 +75,7 @@ EXACT_ROUTES = {
     "/fault/four-digit-status": FaultRoutes.r_fault_four_digit_status,
     "/fault/status-line-in-headers": FaultRoutes.r_fault_status_line_in_headers,
     "/fault/interim-then-final": FaultRoutes.r_fault_interim_then_final,
+    "/fault/unsupported-version": FaultRoutes.r_fault_unsupported_version,
 }
 
 PREFIX_ROUTES = []
