@@ -5,7 +5,8 @@ import XCTest
 /// RFC 6265bis rules that protect `Secure` cookies: a non-secure origin leaves them alone, and
 /// the `__Secure-` and `__Host-` name prefixes (matched case-insensitively) are enforced.
 final class CookieSecureRuleTests: XCTestCase {
-    private let storage = CookieStorage(now: CookieTestClock().now)
+    private let clock = CookieTestClock()
+    private lazy var storage = CookieStorage(now: clock.now)
 
     private func url(_ string: String) -> URL { URL(string: string)! }
 
@@ -50,6 +51,13 @@ final class CookieSecureRuleTests: XCTestCase {
         storage.store(setCookieHeaders: ["sid=elsewhere"], for: url("http://other.example/"))
         XCTAssertEqual(sent(to: "https://example.org/account"), ["sid=secret", "sid=other"])
         XCTAssertEqual(sent(to: "http://other.example/"), ["sid=elsewhere"])
+    }
+
+    func testAnExpiredSecureCookieNoLongerBlocksItsName() {
+        storage.store(setCookieHeaders: ["sid=secret; Secure; Max-Age=60"], for: url("https://example.org/"))
+        clock.advance(by: 61)
+        storage.store(setCookieHeaders: ["sid=plain"], for: url("http://example.org/"))
+        XCTAssertEqual(sent(to: "http://example.org/"), ["sid=plain"])
     }
 
     func testASecureOriginMayReplaceASecureCookieWithANonSecureOne() {

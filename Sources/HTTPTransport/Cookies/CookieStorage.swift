@@ -83,17 +83,17 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
             )
         }
 
-        /// RFC 6265bis §5.7 ("leave secure cookies alone"): whether a stored `Secure` cookie has
+        /// RFC 6265bis §5.7 ("leave secure cookies alone"): whether a live `Secure` cookie has
         /// `cookie`'s name, a domain that domain-matches `cookie`'s or is matched by it, and a
         /// path that `cookie`'s path path-matches. A non-secure origin may not set (nor delete)
         /// such a cookie, so it can neither overwrite a secure cookie nor shadow it with one
         /// sent first.
-        func wouldShadowSecureCookie(_ cookie: HTTPCookie) -> Bool {
+        func wouldShadowSecureCookie(_ cookie: HTTPCookie, now: Date) -> Bool {
             buckets.contains { domain, bucket in
                 (CookieParser.domainMatches(host: domain, domain: cookie.domain)
                     || CookieParser.domainMatches(host: cookie.domain, domain: domain))
                     && bucket.values.contains { entry in
-                        entry.cookie.isSecure && entry.cookie.name == cookie.name
+                        entry.cookie.isSecure && entry.cookie.name == cookie.name && !entry.isExpired(at: now)
                             && CookieParser.pathMatches(requestPath: cookie.path, cookiePath: entry.cookie.path)
                     }
             }
@@ -198,7 +198,7 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
         guard !cookies.isEmpty else { return }
         let fromSecureOrigin = CookieParser.isSecureOrigin(url.absoluteURL)
         withState { state in
-            for cookie in cookies where fromSecureOrigin || !state.wouldShadowSecureCookie(cookie) {
+            for cookie in cookies where fromSecureOrigin || !state.wouldShadowSecureCookie(cookie, now: time) {
                 state.insert(cookie, now: time)
             }
             state.evict(now: time, domains: Set(cookies.map(\.domain)))
