@@ -91,6 +91,28 @@ final class HopCredentialRuleTests: XCTestCase {
         XCTAssertEqual(crossed.value(forHTTPHeaderField: "Authorization"), "Bearer FROM-INTERCEPTOR")
     }
 
+    func testEveryHeaderTheLogsHideAsACredentialIsDroppedByDefault() throws {
+        let secrets = ["X-Api-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token"]
+        let stub = chain(["http://a.stub.test/start", "http://b.stub.test/next"])
+        let adding = secrets.map { SetHeaderInterceptor(name: $0, value: "SECRET") as any HTTPRequestInterceptor }
+        _ = try stub.transport(requestInterceptors: interceptors + adding)
+            .send(request: request("http://a.stub.test/start")).get()
+        for name in secrets {
+            XCTAssertEqual(stub.requests.first?.value(forHTTPHeaderField: name), "SECRET", name)
+            XCTAssertNil(stub.requests.last?.value(forHTTPHeaderField: name), name)
+            XCTAssertTrue(LogRedaction.default.hidesHeader(name), name)
+        }
+        assertNoCredentials(stub.requests.last)
+    }
+
+    func testTheDefaultCredentialListIsTheOneTheLogsHide() {
+        XCTAssertEqual(Session.Configuration().credentialHeaders, Session.Configuration.defaultCredentialHeaders)
+        XCTAssertTrue(Session.Configuration.defaultCredentialHeaders.contains("Authorization"))
+        XCTAssertTrue(Session.Configuration.defaultCredentialHeaders.contains("Proxy-Authorization"))
+        XCTAssertEqual(LogRedaction.defaultHeaders,
+                       Set(Session.Configuration.defaultCredentialHeaders).union(["Cookie", "Set-Cookie"]))
+    }
+
     func testCookiesAddedForTheHopsOwnURLAreSent() throws {
         let storage = CookieStorage()
         storage.store(setCookieHeaders: ["theirs=2; Path=/"], for: try XCTUnwrap(URL(string: "http://b.stub.test/")))

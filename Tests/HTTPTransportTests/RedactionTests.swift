@@ -124,7 +124,48 @@ final class RedactionTests: XCTestCase {
         XCTAssertEqual(LogRedaction.disabled.headerValue("Bearer X", name: "Authorization"), "Bearer X")
     }
 
+    func testTokenSessionAndSignatureQueryParametersAreHidden() {
+        for name in ["id_token", "session", "jwt", "bearer", "Signature", "idToken", "JWT"] {
+            let shown = redaction.redactedURL("https://h.example/p?\(name)=SECRETVALUE&page=2")
+            XCTAssertEqual(shown, "https://h.example/p?\(name)=<redacted>&page=2", name)
+        }
+        let cloudFront = "https://d111.cloudfront.net/a.jpg?Expires=1700000000&Signature=SIG~-_&Key-Pair-Id=K2"
+        XCTAssertEqual(redaction.redactedURL(cloudFront),
+                       "https://d111.cloudfront.net/a.jpg?Expires=1700000000&Signature=<redacted>&Key-Pair-Id=K2")
+    }
+
+    func testJSessionIDPathParameterIsHidden() {
+        XCTAssertEqual(redaction.redactedURL("https://h.example/shop;jsessionid=0AB12CD?item=3"),
+                       "https://h.example/shop;jsessionid=<redacted>?item=3")
+        XCTAssertEqual(redaction.redactedURL("https://h.example/a;JSESSIONID=S1/b;x=1#top"),
+                       "https://h.example/a;JSESSIONID=<redacted>/b;x=1#top")
+        XCTAssertEqual(redaction.redactedText("moved to /cart;jsessionid=S2, see https://h.example/x;jsessionid=S3"),
+                       "moved to /cart;jsessionid=<redacted>, see https://h.example/x;jsessionid=<redacted>")
+        XCTAssertEqual(redaction.redactedText("/x?next=%2Fcart%3Bjsessionid%3DS4&page=1"), "/x?next=<redacted>&page=1")
+    }
+
+    func testHidingAPathParameterTwiceChangesNothing() {
+        let once = redaction.redactedURL("https://h.example/shop;jsessionid=S1;jsessionid=S2/x")
+        XCTAssertEqual(once, "https://h.example/shop;jsessionid=<redacted>;jsessionid=<redacted>/x")
+        XCTAssertEqual(redaction.redactedText(once), once)
+    }
+
+    func testParametersAfterASemicolonThatAreNotSecretAreShown() {
+        for text in ["text/html; charset=utf-8", "https://h.example/a;v=2/b;session-ish", "a;b", ";=x", "/p;jsessionid"] {
+            XCTAssertEqual(redaction.redactedText(text), text)
+        }
+    }
+
     // MARK: Bodies
+
+    func testPassAndPwdFieldsAreHidden() throws {
+        let body = Data(#"{"user":"bob","pass":"P1","login":{"pwd":"P2"}}"#.utf8)
+        let shown = String(decoding: redaction.redactedBody(body, contentType: "application/json"), as: UTF8.self)
+        XCTAssertEqual(shown, #"{"login":{"pwd":"<redacted>"},"pass":"<redacted>","user":"bob"}"#)
+        let form = Data("user=bob&pass=P1&pwd=P2".utf8)
+        XCTAssertEqual(String(decoding: redaction.redactedBody(form, contentType: "application/x-www-form-urlencoded"), as: UTF8.self),
+                       "user=bob&pass=<redacted>&pwd=<redacted>")
+    }
 
     func testEveryDefaultBodyFieldIsHiddenInJSONAtAnyDepth() throws {
         let fields = ["apiKey", "api_key", "accessToken", "clientSecret", "id_token", "private_key", "passwd",

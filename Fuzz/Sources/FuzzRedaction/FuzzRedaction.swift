@@ -7,7 +7,7 @@ func main(_ argc: CInt, _ argv: FuzzArguments) -> CInt { runFuzzer(argc, argv, f
 /// Redaction of URLs, text, headers and bodies. Input: a flags byte (which secret name, which
 /// separator after the value, where to plant it), a prefix, a suffix. Invariants: redacting is
 /// idempotent; a secret value planted under a secret name (as a query or fragment parameter, as
-/// a URL's password, as a form field, as a JSON member, in a secret header) never survives.
+/// a `;jsessionid=` path parameter, as a URL's password, as a form field, as a JSON member, in a secret header) never survives.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
@@ -30,6 +30,8 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     checkHidden(Library.redactedText(query), "query parameter in \(Invariant.show(query))")
     let fragment = prefix + "#" + name + "=" + secret + separator + suffix
     checkHidden(Library.redactedText(fragment), "fragment parameter in \(Invariant.show(fragment))")
+    let pathParameter = prefix + "/p;jsessionid=" + secret + separator + suffix
+    checkHidden(Library.redactedText(pathParameter), "path parameter in \(Invariant.show(pathParameter))")
     let userInfo = prefix + "https://user:" + secret + "@" + suffix
     checkHidden(Library.redactedText(userInfo), "password in \(Invariant.show(userInfo))")
     let form = prefix + "&" + name + "=" + secret + "&" + suffix

@@ -34,11 +34,40 @@ enum CookieParser {
         else { return nil }
         // RFC 6265bis: only a secure origin may set a Secure cookie.
         if attributes.isSecure && !isSecureOrigin(url) { return nil }
+        let path = attributes.path ?? defaultPath(of: url)
+        guard prefixRulesAllow(name: name, attributes: attributes, isHostOnly: isHostOnly, path: path) else {
+            return nil
+        }
 
         return HTTPCookie(
-            name: name, value: value, domain: domain, path: attributes.path ?? defaultPath(of: url),
+            name: name, value: value, domain: domain, path: path,
             expiresDate: attributes.maxAge ?? attributes.expires, isSecure: attributes.isSecure,
             isHTTPOnly: attributes.isHTTPOnly, sameSite: attributes.sameSite, isHostOnly: isHostOnly)
+    }
+
+    /// RFC 6265bis §4.1.3 and §5.7 (steps 19-20 of draft 19): a `__Secure-` cookie must be
+    /// `Secure`; a `__Host-` cookie must be `Secure`, host-only (no `Domain`) and carry
+    /// `Path=/`. The prefixes are matched case-insensitively, as the draft has required since
+    /// httpwg/http-extensions#2236 (older drafts and RFC 6265 era user agents matched them
+    /// case-sensitively): a server that compares cookie names case-insensitively must not be
+    /// fooled by `__SECURE-`. Only a secure origin can meet these rules, as only it may set
+    /// `Secure`.
+    private static func prefixRulesAllow(name: String, attributes: Attributes, isHostOnly: Bool, path: String) -> Bool {
+        if hasPrefix(name, caseInsensitive: "__Secure-") { return attributes.isSecure }
+        if hasPrefix(name, caseInsensitive: "__Host-") {
+            return attributes.isSecure && isHostOnly && attributes.hasPathAttribute && path == "/"
+        }
+        return true
+    }
+
+    private static func hasPrefix(_ name: String, caseInsensitive prefix: String) -> Bool {
+        let bytes = name.utf8, prefixBytes = prefix.utf8
+        return bytes.count >= prefixBytes.count
+            && zip(bytes, prefixBytes).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
     }
 
     /// The attributes after the name-value pair (§5.2 steps 6-8): a later one of a kind
@@ -48,6 +77,8 @@ enum CookieParser {
         var maxAge: Date?
         var domain: String?
         var path: String?
+        /// Whether any `Path` attribute was given, valid or not (`__Host-` needs one).
+        var hasPathAttribute = false
         var isSecure = false
         var isHTTPOnly = false
         var sameSite: HTTPCookie.SameSite?
@@ -73,6 +104,7 @@ enum CookieParser {
                 guard !value.isEmpty else { return }
                 domain = (value.hasPrefix(".") ? String(value.dropFirst()) : value).lowercased()
             case "path":
+                hasPathAttribute = true
                 path = value.hasPrefix("/") ? value : nil
             case "secure":
                 isSecure = true

@@ -19,8 +19,10 @@ public protocol CookieProviding: Sendable {
 /// Cookies whose `Domain` is a public suffix are refused (libpsl's list, as libcurl uses it); a
 /// host written with a trailing dot (`example.com.`) is the same host as without; a `Secure`
 /// cookie is accepted only from, and sent only to, `https`/`wss` or a loopback host (as curl
-/// and browsers treat `localhost`, `127.0.0.0/8` and `::1` as secure); `HttpOnly` cookies are kept
-/// and sent (this is an HTTP client, not a script API). The store is bounded: expired cookies
+/// and browsers treat `localhost`, `127.0.0.0/8` and `::1` as secure), and is left alone by
+/// responses from other origins (RFC 6265bis); the `__Secure-` and `__Host-` name prefixes
+/// are enforced; `HttpOnly` cookies are kept and sent (this is an HTTP client, not a script
+/// API). The store is bounded: expired cookies
 /// go first, then the least recently used of a domain over `maxCookiesPerDomain`, then the
 /// least recently used overall over `maxCookies`. The clock is injectable for tests.
 public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
@@ -79,6 +81,22 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
                 lastAccess: now,
                 accessSequence: accessSequence
             )
+        }
+
+        /// RFC 6265bis §5.7 ("leave secure cookies alone"): whether a live `Secure` cookie has
+        /// `cookie`'s name, a domain that domain-matches `cookie`'s or is matched by it, and a
+        /// path that `cookie`'s path path-matches. A non-secure origin may not set (nor delete)
+        /// such a cookie, so it can neither overwrite a secure cookie nor shadow it with one
+        /// sent first.
+        func wouldShadowSecureCookie(_ cookie: HTTPCookie, now: Date) -> Bool {
+            buckets.contains { domain, bucket in
+                (CookieParser.domainMatches(host: domain, domain: cookie.domain)
+                    || CookieParser.domainMatches(host: cookie.domain, domain: domain))
+                    && bucket.values.contains { entry in
+                        entry.cookie.isSecure && entry.cookie.name == cookie.name && !entry.isExpired(at: now)
+                            && CookieParser.pathMatches(requestPath: cookie.path, cookiePath: entry.cookie.path)
+                    }
+            }
         }
 
         mutating func remove(domain: String, key: Key) {
@@ -162,7 +180,9 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
     }
 
     /// Stores the cookies of one response received from `url`, in header order (RFC 6265
-    /// §5.3): ignored headers are skipped, an expired cookie removes its stored namesake.
+    /// §5.3): ignored headers are skipped, an expired cookie removes its stored namesake. As
+    /// RFC 6265bis, a non-secure `url` cannot replace, remove or shadow a stored `Secure`
+    /// cookie of the same name (overlapping domain, a path within the secure cookie's).
     public func store(setCookieHeaders: [String], for url: URL) {
         guard !setCookieHeaders.isEmpty, let host = CookieParser.canonicalHost(of: url.absoluteURL) else { return }
         let time = now()
@@ -176,8 +196,11 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
             return cookie
         }
         guard !cookies.isEmpty else { return }
+        let fromSecureOrigin = CookieParser.isSecureOrigin(url.absoluteURL)
         withState { state in
-            for cookie in cookies { state.insert(cookie, now: time) }
+            for cookie in cookies where fromSecureOrigin || !state.wouldShadowSecureCookie(cookie, now: time) {
+                state.insert(cookie, now: time)
+            }
             state.evict(now: time, domains: Set(cookies.map(\.domain)))
         }
     }

@@ -73,9 +73,10 @@ public struct HTTPCookie: Sendable, Hashable {
     /// per-cookie rules of the storage model (§5.3): default domain and path from `url`, the
     /// `Domain` attribute must domain-match the request host, `Max-Age` wins over `Expires`
     /// (computed from `now`). As RFC 6265bis, also refuses a `Secure` cookie from a non-secure
-    /// URL (not `https`/`wss`/loopback) and a header holding control characters (other than
-    /// HTAB). Returns nil when the
-    /// header must be ignored (e.g. no `=` in its name-value pair, or an empty name). Does not
+    /// URL (not `https`/`wss`/loopback), a header holding control characters (other than
+    /// HTAB), and a cookie breaking its name's prefix rule (matched case-insensitively):
+    /// `__Secure-` needs `Secure`; `__Host-` needs `Secure`, no `Domain` and `Path=/`.
+    /// Returns nil when the header must be ignored (e.g. no `=` in its name-value pair, or an empty name). Does not
     /// check the public suffix list; `CookieStorage` does that when it stores the cookie.
     public static func parse(setCookieHeader: String, for url: URL, now: Date = Date()) -> HTTPCookie? {
         CookieParser.cookie(from: setCookieHeader, for: url, now: now)

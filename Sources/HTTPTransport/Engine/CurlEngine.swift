@@ -249,7 +249,7 @@ struct CurlTransfer {
     init(url: String, handle: EasyHandle, control: TransferControl, maxResponseSize: Int64) {
         self.url = url
         self.handle = handle
-        state = TransferState(maxResponseSize: maxResponseSize, control: control, requestURL: url)
+        state = TransferState(maxResponseSize: maxResponseSize, control: control, requestURL: url, handle: handle)
     }
 }
 

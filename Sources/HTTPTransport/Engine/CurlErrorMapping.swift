@@ -23,6 +23,10 @@ enum CurlErrorMapping {
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where curlText.contains("HTTP/0.9"):
             return (.badResponse, "The server did not answer in HTTP: \(curlText)")
+        case CURLE_UNSUPPORTED_PROTOCOL where curlText.contains("in response") || curlText.contains("HTTP response"):
+            // libcurl 7.88 reports a status line it refuses (a code of four digits or below
+            // 100, an unknown HTTP version) with the code it uses for unsupported URL schemes.
+            return (.badResponse, "The server's status line is not valid HTTP: \(curlText)")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return (.invalidURL, "libcurl cannot use the URL: \(curlText)")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:

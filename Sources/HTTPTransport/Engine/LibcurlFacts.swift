@@ -14,15 +14,35 @@ extension CurlEngine {
     /// `CURLOPT_ACCEPT_ENCODING ""` (which stays set, so libcurl decodes the response). The
     /// engine writes the header itself, once per header list, instead of libcurl formatting its
     /// own copy on every transfer; a test checks it equals what libcurl sends.
-    static let acceptEncoding: String = {
+    static let acceptEncoding = decodedContentCodings.joined(separator: ", ")
+
+    /// The codings this libcurl decodes, in the order it lists them.
+    private static let decodedContentCodings: [String] = {
         ccurl_global_init()
-        guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else { return "" }
+        guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else { return [] }
         var names: [String] = []
         if info.features & CURL_VERSION_LIBZ != 0 { names += ["deflate", "gzip"] }
         if info.features & CURL_VERSION_BROTLI != 0 { names.append("br") }
         if info.features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
-        return names.joined(separator: ", ")
+        return names
     }()
+
+    /// Every name libcurl's decoder stack accepts (content_encoding.c: `x-gzip` is gzip,
+    /// `identity` and `none` change nothing), lower-cased.
+    private static let decodableContentCodings: Set<String> = {
+        var names = Set(decodedContentCodings).union(["identity", "none"])
+        if names.contains("gzip") { names.insert("x-gzip") }
+        return names
+    }()
+
+    /// Whether libcurl can decode every coding a `Content-Encoding` value lists (names compared
+    /// ignoring case, empty list members skipped, as libcurl reads them).
+    static func decodesEveryContentCoding(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { member in
+            let name = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
+            return name.isEmpty || decodableContentCodings.contains(name)
+        }
+    }
 
     /// Whether a URL string (as libcurl gets it) starts with `https:`, in any case (on the
     /// string's bytes: cheaper than asking `URL` for its scheme).

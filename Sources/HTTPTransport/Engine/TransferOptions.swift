@@ -34,6 +34,9 @@ struct TransferOptions: Equatable {
     var proxy: String?
     /// `CURLOPT_FORBID_REUSE`: close the connection after this transfer (see `ConnectionOptions.forbidsReuse`).
     var forbidsReuse = false
+    /// `CURLOPT_HTTP_CONTENT_DECODING`: always on when a transfer starts; the header callback
+    /// turns it off for a response whose coding libcurl cannot decode (TransferState.swift).
+    var decodesContent = true
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
@@ -60,6 +63,9 @@ struct TransferOptions: Equatable {
         if tls != handle.applied.tls { try tls.apply(to: handle) }
         if proxy != handle.applied.proxy { try handle.set(CURLOPT_PROXY, proxy) }
         if forbidsReuse != handle.applied.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
+        if decodesContent != handle.applied.decodesContent {
+            try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent)
+        }
         handle.applied = self
         handle.applied.body = body.withoutCopiedBytes
     }

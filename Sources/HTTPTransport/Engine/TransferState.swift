@@ -15,9 +15,14 @@ final class TransferState {
     let maxResponseSize: Int64
     let control: TransferControl
     let requestURL: String
+    /// The handle the transfer runs on, for the one option a response header changes
+    /// (`CURLOPT_HTTP_CONTENT_DECODING`); nil in tests that feed header lines directly.
+    private let handle: EasyHandle?
 
     // Response
     @exclusivity(unchecked) var statusCode: Int?
+    /// `true` between a status line and the blank line ending its header block.
+    @exclusivity(unchecked) private var inHeaderBlock = false
     /// The header lines of the current response, as bytes (decoded only when read).
     @exclusivity(unchecked) private var headerBlock = ReceivedHeaderBlock()
     /// The headers received so far.
@@ -28,7 +33,7 @@ final class TransferState {
     /// without a copy by `takeBody()`.
     @exclusivity(unchecked) private var bodyBytes: UnsafeMutableRawPointer?
     @exclusivity(unchecked) private var bodyCount = 0
-    @exclusivity(unchecked) private var bodyCapacity = 0
+    @exclusivity(unchecked) private(set) var bodyCapacity = 0
     @exclusivity(unchecked) var receivedBytes: Int64 = 0
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
     @exclusivity(unchecked) var storedError: HTTPTransportError?
@@ -54,10 +59,11 @@ final class TransferState {
     /// The handshake's certificate-pin check (`CURLOPT_SSL_CTX_DATA`).
     @exclusivity(unchecked) var pinCheck: PinCheck?
 
-    init(maxResponseSize: Int64, control: TransferControl, requestURL: String) {
+    init(maxResponseSize: Int64, control: TransferControl, requestURL: String, handle: EasyHandle? = nil) {
         self.maxResponseSize = maxResponseSize
         self.control = control
         self.requestURL = requestURL
+        self.handle = handle
     }
 
     deinit {
@@ -89,6 +95,7 @@ final class TransferState {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else {
+            inHeaderBlock = false
             headersComplete = statusCode != nil
             if headersComplete, let status = statusCode, status >= 200, let download,
                let error = download.beginBody(status: status, headers: headers) {
@@ -97,10 +104,12 @@ final class TransferState {
             return
         }
         // The whole line on the bytes too: no String for the status line or the obs-fold test.
-        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F {  // "HTTP/"
-            // A new status line (interim 1xx responses come first): start over.
+        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F,  // "HTTP/"
+           startsResponse {
+            // A status line: the first, or the final response's after an interim 1xx block.
             headerBlock = .reserved()
             headersComplete = false
+            inHeaderBlock = true
             statusCode = Self.statusCode(bytes, end: end)
             return
         }
@@ -112,24 +121,53 @@ final class TransferState {
         // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
         guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
         let colon = base.distance(to: UnsafeRawPointer(found))
-        if download == nil, Self.isContentLength(bytes, colon: colon),
+        if download == nil, Self.hasName("content-length", bytes, colon: colon),
            let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
-            // The whole declared body (at most the session's cap): a reservation touches no page
-            // until written, and the body never moves while it grows.
-            _ = reserveBody(Int(length))
+            // A declared length is a promise the server need not keep: only a small part of it is
+            // reserved up front (a hostile 100 MB declaration reserves 256 KiB), the rest grows
+            // as the bytes arrive.
+            _ = reserveBody(Int(min(length, Self.declaredLengthReservation)))
+        }
+        if handle != nil, (statusCode ?? 0) >= 200, Self.hasName("content-encoding", bytes, colon: colon) {
+            passUnknownContentCodingThrough(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)..<end]))
         }
         headerBlock.append(line: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), colon: colon)
     }
 
-    /// Whether the name before `colon` is `Content-Length`, in any case.
-    private static func isContentLength(_ bytes: UnsafeRawBufferPointer, colon: Int) -> Bool {
-        guard colon == 14 else { return false }
-        var index = 0
-        for expected in "content-length".utf8 {
-            guard bytes[index] | 0x20 == expected else { return false }  // "-" is 0x2D either way
-            index += 1
+    /// The most a declared `Content-Length` makes the state reserve before the body arrives.
+    static let declaredLengthReservation: Int64 = 256 * 1024
+
+    /// Whether a status line now starts a response: no header block has begun yet, or the
+    /// last one was a complete interim (1xx) block. Anywhere else a line starting with `HTTP/`
+    /// is an ordinary (malformed) header line, and must not replace the status and headers
+    /// already received.
+    private var startsResponse: Bool {
+        if inHeaderBlock { return false }
+        guard let status = statusCode else { return true }
+        return headersComplete && status < 200
+    }
+
+    /// Whether the name before `colon` is `lowercasedName`, in any case.
+    private static func hasName(_ lowercasedName: StaticString, _ bytes: UnsafeRawBufferPointer, colon: Int) -> Bool {
+        guard colon == lowercasedName.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercasedName.utf8Start, count: colon)
+        for index in 0..<colon where bytes[index] | 0x20 != expected[index] {  // "-" is 0x2D either way
+            return false
         }
         return true
+    }
+
+    /// A final response's `Content-Encoding` naming a coding this libcurl cannot decode: the
+    /// body is passed on as it came, with its header (as browsers and curl without
+    /// `--compressed` do), instead of libcurl failing the transfer with "Unrecognized content
+    /// encoding type". libcurl 7.88 checks `CURLOPT_HTTP_CONTENT_DECODING` when it writes each
+    /// body chunk, so turning it off here, before the body, takes effect for this response;
+    /// the handle's record says it is off, so the next transfer on it turns it on again.
+    private func passUnknownContentCodingThrough(_ value: UnsafeRawBufferPointer) {
+        guard let handle, handle.applied.decodesContent,
+              !CurlEngine.decodesEveryContentCoding(String(decoding: value, as: UTF8.self)) else { return }
+        _ = ccurl_setopt_long(handle.curl, CURLOPT_HTTP_CONTENT_DECODING, 0)
+        handle.applied.decodesContent = false
     }
 
     /// The decimal number in `start..<end` between optional spaces and tabs; `nil` for anything

@@ -2,9 +2,9 @@ import Foundation
 
 /// What the library hides wherever it shows a request or response (the log interceptors,
 /// `curlCommand`, error messages): secret headers, the user info of URLs (a password, or a
-/// user name standing alone, which is usually a token), secret query parameters of every URL
-/// (inside header values and text too, relative ones included), and secret fields of JSON and
-/// form bodies. Hidden values read `<redacted>`.
+/// user name standing alone, which is usually a token), secret query and path parameters
+/// (`;jsessionid=…`) of every URL (inside header values and text too, relative ones included),
+/// and secret fields of JSON and form bodies. Hidden values read `<redacted>`.
 ///
 /// Names match ignoring case and the separators `-`, `_`, `.` and space, so `accessToken`,
 /// `access_token` and `ACCESS-TOKEN` are one name.
@@ -17,18 +17,20 @@ import Foundation
 public struct LogRedaction: Sendable, Hashable {
     /// What replaces a hidden value.
     public static let placeholder = "<redacted>"
-    /// Headers hidden by default.
-    public static let defaultHeaders: Set<String> = [
-        "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Amz-Security-Token",
-    ]
-    /// Query parameters hidden by default (also hidden as form fields).
+    /// Headers hidden by default: the session's default credential headers
+    /// (`Session.Configuration.defaultCredentialHeaders`), `Cookie` and `Set-Cookie`.
+    public static let defaultHeaders: Set<String> =
+        Set(Session.Configuration.defaultCredentialHeaders).union(["Cookie", "Set-Cookie"])
+    /// Query parameters hidden by default (also hidden as form fields, and as path parameters:
+    /// `/app;jsessionid=…`). `Signature` is that of CloudFront and older AWS signed URLs.
     public static let defaultQueryParameters: Set<String> = [
         "token", "access_token", "refresh_token", "password", "api_key", "secret", "client_secret",
         "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "sig", "key", "code", "auth",
+        "id_token", "session", "jwt", "bearer", "Signature", "jsessionid",
     ]
     /// JSON and form body fields hidden by default.
     public static let defaultBodyFields: Set<String> = [
-        "password", "passwd", "token", "access_token", "refresh_token", "id_token", "secret", "client_secret",
+        "password", "passwd", "pass", "pwd", "token", "access_token", "refresh_token", "id_token", "secret", "client_secret",
         "api_key", "private_key",
     ]
 

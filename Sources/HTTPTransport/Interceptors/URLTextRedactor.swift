@@ -1,8 +1,8 @@
 import Foundation
 
 /// Hides the secrets of URLs inside arbitrary text (a URL alone, a header value, an error
-/// message): the user info after `scheme://`, and the values of secret `name=value` pairs after
-/// each `?` or `#`. Works on UTF-8 bytes and replaces only ASCII-delimited runs, so any text
+/// message): the user info after `scheme://`, the values of secret `name=value` pairs after
+/// each `?` or `#`, and the values of secret path parameters (`/app;jsessionid=…`). Works on UTF-8 bytes and replaces only ASCII-delimited runs, so any text
 /// (non-ASCII, control characters, half a URL) passes through unchanged but for the secrets.
 struct URLTextRedactor {
     /// Normalised names (see `LogRedaction.normalizedName(_:)`) whose values are hidden.
@@ -17,7 +17,8 @@ struct URLTextRedactor {
 
     func redact(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        guard bytes.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        guard bytes.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            || $0 == UInt8(ascii: ";") })
         else { return text }
         let output = Self.untilUnchanged(bytes) { redact($0[...], depth: 0) }
         return output.elementsEqual(bytes) ? text : String(decoding: output, as: UTF8.self)
@@ -61,6 +62,10 @@ struct URLTextRedactor {
                 let end = Self.pairsEnd(in: bytes, from: index + 1, endsAtHash: byte == UInt8(ascii: "?"))
                 output += redactPairs(bytes[(index + 1)..<end], depth: depth)
                 index = end
+            } else if byte == UInt8(ascii: ";"), let valueStart = secretPathParameterValue(in: bytes, after: index) {
+                output += bytes[index..<valueStart]
+                output += Self.placeholder
+                index = Self.pathParameterEnd(in: bytes, from: valueStart)
             } else {
                 output.append(byte)
                 index += 1
@@ -70,6 +75,38 @@ struct URLTextRedactor {
     }
 
     private static let schemeSeparator = Array("://".utf8)
+
+    /// Where the value of the path parameter after the `;` at `semicolon` starts, when its name
+    /// is secret (`;jsessionid=…`, the Java servlet session id in a URL's path); nil otherwise.
+    private func secretPathParameterValue(in bytes: ArraySlice<UInt8>, after semicolon: Int) -> Int? {
+        var index = semicolon + 1
+        while index < bytes.endIndex, bytes[index] != UInt8(ascii: "=") {
+            if Self.endsPathParameter(bytes[index]) { return nil }
+            index += 1
+        }
+        guard index < bytes.endIndex, isSecret(name: bytes[(semicolon + 1)..<index]) else { return nil }
+        return index + 1
+    }
+
+    /// Where a path parameter's value ends: at the next `/`, `;`, query, fragment or the end of
+    /// the URL. A placeholder already there is the value, so redacting twice changes nothing.
+    private static func pathParameterEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index...].starts(with: placeholder) {
+                index += placeholder.count
+                continue
+            }
+            if endsPathParameter(bytes[index]) { return index }
+            index += 1
+        }
+        return bytes.endIndex
+    }
+
+    private static func endsPathParameter(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+            || byte == UInt8(ascii: ",") || endsPairs(byte)
+    }
 
     /// Where the pairs after a `?` or `#` end: at white space, a quote, an angle bracket (as
     /// in `Link: <…>`) or, for a query, a `#`. A placeholder already there is part of a value,

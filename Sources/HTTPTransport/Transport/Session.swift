@@ -22,10 +22,19 @@ public final class Session: Sendable {
         public var idleHandleTimeout: TimeInterval = 120
         /// The `User-Agent` sent when a request sets none.
         public var userAgent: String = HTTPTransport.defaultUserAgent
+        /// The well-known headers that carry credentials: the default of `credentialHeaders`
+        /// and, with `Cookie` and `Set-Cookie`, of the headers `LogRedaction` hides.
+        public static let defaultCredentialHeaders: [String] = [
+            "Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Auth-Token", "X-Access-Token",
+            "X-Amz-Security-Token",
+        ]
+
         /// Headers that carry credentials: a redirect hop to another origin than the first
-        /// request's never sends them, whoever added them (an interceptor included). Setting it
-        /// replaces the list; the cache keys stored responses by their values too.
-        public var credentialHeaders: [String] = ["Authorization", "Proxy-Authorization"]
+        /// request's never sends them, whoever added them (an interceptor included). Default:
+        /// `defaultCredentialHeaders` (`Authorization`, `Proxy-Authorization`, `X-Api-Key`,
+        /// `X-Auth-Token`, …, the headers the logs hide as secrets). Setting it replaces the
+        /// list; the cache keys stored responses by their values too.
+        public var credentialHeaders: [String] = Configuration.defaultCredentialHeaders
         /// `false` (the default): a redirect from https to plain http fails with `.insecureRedirect`.
         public var allowsInsecureRedirects: Bool = false
         /// Records a client span per hop (default `nil`: `InstrumentationSystem.tracer`, as

@@ -60,6 +60,28 @@ class FaultRoutes:
             count = RECEIVED.get(key, 0)
         self.send_json({"count": count})
 
+    def r_fault_four_digit_status(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok")
+        self.hard_close()
+
+    def r_fault_unsupported_version(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.3 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        self.hard_close()
+
+    def r_fault_status_line_in_headers(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Before: 1\r\nHTTP/1.1 500 Injected: yes\r\nX-After: 2\r\n"
+                         b"Content-Length: 2\r\n\r\nok")
+        self.hard_close()
+
+    def r_fault_interim_then_final(self, rest):
+        self._response_started = True
+        self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                         b"HTTP/1.1 201 Created\r\nX-Final: 1\r\nContent-Length: 2\r\n\r\nok")
+        self.hard_close()
+
 
 EXACT_ROUTES = {
     "/fault/truncated": FaultRoutes.r_fault_truncated,
@@ -71,6 +93,10 @@ EXACT_ROUTES = {
     "/fault/chunked-truncated": FaultRoutes.r_fault_chunked_truncated,
     "/fault/read-then-close": FaultRoutes.r_fault_read_then_close,
     "/fault/read-then-close/count": FaultRoutes.r_fault_read_then_close_count,
+    "/fault/four-digit-status": FaultRoutes.r_fault_four_digit_status,
+    "/fault/status-line-in-headers": FaultRoutes.r_fault_status_line_in_headers,
+    "/fault/interim-then-final": FaultRoutes.r_fault_interim_then_final,
+    "/fault/unsupported-version": FaultRoutes.r_fault_unsupported_version,
 }
 
 PREFIX_ROUTES = []

@@ -51,6 +51,15 @@ class TransferRoutes:
         else:
             self.send(200, payload, "application/json", [("Vary", "Accept-Encoding")])
 
+    # Bytes that are no coding libcurl knows (a gzip magic number included), so any decoding fails.
+    UNKNOWN_CODING_BODY = b"\x1f\x8b\x00raw \xff\xfe body\r\n\x00"
+
+    def r_encoding_unknown(self, rest):
+        """/encoding/unknown?coding=<value>: UNKNOWN_CODING_BODY as is, with Content-Encoding <value>
+        (default foo), on a kept-alive connection."""
+        coding = dict(self.qs).get("coding", "foo")
+        self.send(200, self.UNKNOWN_CODING_BODY, "application/octet-stream", [("Content-Encoding", coding)])
+
     # ---- upload ---------------------------------------------------------
 
     @reads_body_itself
@@ -202,6 +211,7 @@ class TransferRoutes:
 EXACT_ROUTES = {
     "/gzip": TransferRoutes.r_gzip,
     "/upload": TransferRoutes.r_upload,
+    "/encoding/unknown": TransferRoutes.r_encoding_unknown,
 }
 
 PREFIX_ROUTES = [

@@ -1,0 +1,56 @@
+@testable import HTTPTransport
+import XCTest
+
+/// A body in a coding libcurl cannot decode arrives as it was sent, with its `Content-Encoding`
+/// header; decoding stays on for every other response, on the same pooled handle too.
+final class ContentEncodingTests: XCTestCase {
+    /// `UNKNOWN_CODING_BODY` of the test server's transfer routes.
+    private let rawBody = Data([0x1F, 0x8B, 0x00] + Array("raw ".utf8) + [0xFF, 0xFE] + Array(" body\r\n".utf8) + [0x00])
+
+    private func oneHandleTransport() -> HTTPTransport {
+        var configuration = Session.Configuration()
+        configuration.maxIdleHandles = 1
+        return HTTPTransport(session: Session(configuration: configuration))
+    }
+
+    func testAnUnknownCodingPassesThroughUndecodedWithItsHeader() throws {
+        let response = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/encoding/unknown"))
+        XCTAssertEqual(response.body, rawBody)
+        XCTAssertEqual(response.header(named: "Content-Encoding"), "foo")
+    }
+
+    func testAListNamingOneUnknownCodingPassesThroughUndecoded() throws {
+        for coding in ["gzip, foo", "FOO", "compress", "x-custom ,identity"] {
+            let query = coding.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let response = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/encoding/unknown?coding=\(query)"))
+            XCTAssertEqual(response.body, rawBody, coding)
+            XCTAssertEqual(response.header(named: "Content-Encoding"), coding)
+        }
+    }
+
+    func testTheNextTransferOnTheSameHandleIsDecodedAgain() throws {
+        let transport = oneHandleTransport()
+        for _ in 0..<2 {
+            let raw = try sendOK(transport, HTTPRequest(endpoint: server.http + "/encoding/unknown"))
+            XCTAssertEqual(raw.body, rawBody)
+            let decoded = try sendOK(transport, HTTPRequest(endpoint: server.http + "/gzip"))
+            XCTAssertTrue(decoded.metrics.connectionReused)
+            XCTAssertEqual(decoded.header(named: "Content-Encoding"), "gzip")
+            XCTAssertEqual(try decoded.getJSONDictionary()?["gzipped"] as? Bool, true)
+        }
+    }
+
+    func testAKnownCodingThatIsNotAppliedStillFailsAsMalformed() {
+        // "gzip" names a coding libcurl decodes: bytes that are no gzip stream are an error.
+        let result = HTTPTransport().send(request: HTTPRequest(endpoint: server.http + "/encoding/unknown?coding=gzip"))
+        XCTAssertEqual(result.error?.code, .badResponse, "\(String(describing: result.error))")
+    }
+
+    func testTheCodingsLibcurlDecodesAreRecognised() {
+        XCTAssertTrue(CurlEngine.decodesEveryContentCoding("gzip"))
+        XCTAssertTrue(CurlEngine.decodesEveryContentCoding("X-GZIP, deflate,, identity"))
+        XCTAssertTrue(CurlEngine.decodesEveryContentCoding(""))
+        XCTAssertFalse(CurlEngine.decodesEveryContentCoding("gzip, foo"))
+        XCTAssertFalse(CurlEngine.decodesEveryContentCoding("compress"))
+    }
+}
