@@ -6,7 +6,7 @@ import Glibc
 
 /// Responses in a directory, so they survive restarts and can be shared by several processes.
 ///
-/// Layout: `<directory>/<SHA-256 of the URL>/<variant name>`, one file per stored response
+/// Layout: `<directory>/<salted SHA-256 of the URL>/<variant name>`, one file per stored response
 /// (`StoredResponseCoding`), temporary files in `<directory>/.tmp/`, and the salt of the field
 /// digests in `<directory>/.salt`. The design needs no lock
 /// file, because every change is a single atomic file-system operation:
@@ -236,9 +236,10 @@ final class DirectoryCacheStorage: CacheStorage {
 
     // MARK: Names
 
-    /// The folder of a URL's entries: the SHA-256 of the URL, as hex.
+    /// The folder of a URL's entries: the salted SHA-256 of the URL, as hex (unsalted, a
+    /// guessed URL could be confirmed by anyone who can list the directory).
     private func folder(for url: String) -> String {
-        root + "/" + SHA256Digest.hex(of: Array(url.utf8))
+        root + "/" + SHA256Digest.hex(of: salt + Array(url.utf8))
     }
 
     /// 64 lower-case hex digits: a URL's folder.

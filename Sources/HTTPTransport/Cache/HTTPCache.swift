@@ -14,9 +14,11 @@ import Foundation
 /// ```
 ///
 /// What it stores: complete responses to GET requests without a body, keyed by URL, by the
-/// values of the session's `credentialHeaders` and `Cookie` (as a salted SHA-256 digest: a response
-/// stored for one token is never served to another or to none, and no credential is written in
-/// clear) and by the request fields the response's `Vary` names. Downloads to a file, requests
+/// values of the session's `credentialHeaders`, `Cookie` and the URL's user info (as a salted
+/// SHA-256 digest: a response stored for one token is never served to another or to none, and no
+/// credential is written in clear), by the session's connection (Unix socket, `resolveOverrides`,
+/// proxy, client certificate, trust roots and pins: sessions that reach a URL differently never
+/// share a response) and by the request fields the response's `Vary` names. Downloads to a file, requests
 /// with a body, range requests and requests carrying their own conditional fields pass through
 /// untouched. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
 /// `max-age`, `max-stale`, `min-fresh`, `only-if-cached`) is honoured; `only-if-cached` with
@@ -62,7 +64,7 @@ public final class HTTPCache: Sendable {
     /// `network`, or sends it through `network` and stores the answer. This is the pipeline's
     /// single entry point; it sits after the request interceptors and before the engine.
     /// The response's `metrics.cacheStatus` says which happened.
-    func exchange(_ request: RawRequest, credentialHeaders: [String],
+    func exchange(_ request: RawRequest, for session: Session,
                   network: (RawRequest) -> RawResponse) -> RawResponse {
         let directives = CacheDirectives(request.headers, isRequest: true)
         if CachePolicy.bypasses(request) {
@@ -75,7 +77,8 @@ public final class HTTPCache: Sendable {
             return response
         }
         let started = ContinuousClock.now
-        let key = CacheKey(request: request, credentialHeaders: credentialHeaders, digester: digester)
+        let key = CacheKey(request: request, credentialHeaders: session.configuration.credentialHeaders,
+                           connection: session.cacheConnectionIdentity, digester: digester)
         let exchange = Exchange(request: request, key: key, directives: directives)
         let stored = storage.responses(for: key)
         switch CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock()) {
