@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An RFC 9111 *private* HTTP cache: fresh responses are served without the network, stale
 /// ones with a validator are revalidated (`If-None-Match` / `If-Modified-Since`; a `304` serves
@@ -35,22 +36,43 @@ public final class HTTPCache: Sendable {
 
     private let storage: any CacheStorage
     private let digester: FieldDigester
+    /// Why the directory was refused (the cache then stays out of every send), or nil.
+    let refusal: String?
     /// Wall-clock seconds since 1970 (injectable for tests).
     private let clock: @Sendable () -> Double
 
-    /// A cache in `directory` (created when missing), or in memory when nil, of at most `maxBytes`.
+    /// The label of the logger that reports a refused directory.
+    static let loggerLabel = "HTTPTransport.Cache"
+
+    /// A cache in `directory` (created, mode 0700, when missing), or in memory when nil, of at
+    /// most `maxBytes`. A directory that another user owns or may write to, or whose `.salt` is
+    /// not a private file of this user, is refused: the cache logs a warning and caches nothing
+    /// (every send goes to the network, `cacheStatus` `.disabled`), since anything read from
+    /// it could have been planted.
     public convenience init(directory: URL? = nil, maxBytes: Int64 = 50 << 20) {
         self.init(directory: directory, maxBytes: maxBytes, clock: { Date().timeIntervalSince1970 })
     }
 
-    init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double) {
+    init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double,
+         logger: Logger = Logger(label: HTTPCache.loggerLabel)) {
         self.directory = directory
         self.maxBytes = maxBytes
         self.clock = clock
-        if let directory {
-            storage = DirectoryCacheStorage(directory: directory, maxBytes: maxBytes)
-        } else {
+        guard let directory else {
             storage = MemoryCacheStorage(maxBytes: maxBytes)
+            refusal = nil
+            digester = FieldDigester(salt: storage.salt)
+            return
+        }
+        do {
+            storage = try DirectoryCacheStorage(directory: directory, maxBytes: maxBytes)
+            refusal = nil
+        } catch {
+            let message = "HTTPCache refuses the directory \(directory.path): \(error); nothing will be cached. "
+                + "Use a directory of this user's that no other user can write to."
+            logger.warning("\(message)")
+            storage = MemoryCacheStorage(maxBytes: 0)
+            refusal = message
         }
         digester = FieldDigester(salt: storage.salt)
     }
@@ -66,6 +88,11 @@ public final class HTTPCache: Sendable {
     /// The response's `metrics.cacheStatus` says which happened.
     func exchange(_ request: RawRequest, for session: Session,
                   network: (RawRequest) -> RawResponse) -> RawResponse {
+        if refusal != nil {
+            var response = network(request)
+            response.metrics.cacheStatus = .disabled
+            return response
+        }
         let directives = CacheDirectives(request.headers, isRequest: true)
         if CachePolicy.bypasses(request) {
             if directives.onlyIfCached { return unsatisfiable(request) }
@@ -189,7 +216,7 @@ public final class HTTPCache: Sendable {
 /// Where a response came from, as far as the session's `HTTPCache` is concerned
 /// (`TransferMetrics.cacheStatus`).
 public enum HTTPCacheStatus: Sendable, Hashable {
-    /// The session has no cache.
+    /// The session has no cache, or its cache refused its directory (see `HTTPCache.init`).
     case disabled
     /// The cache had nothing usable: the request went to the network (its answer stored or not).
     case miss
