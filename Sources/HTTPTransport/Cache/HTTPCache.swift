@@ -40,6 +40,8 @@ public final class HTTPCache: Sendable {
     let refusal: String?
     /// Wall-clock seconds since 1970 (injectable for tests).
     private let clock: @Sendable () -> Double
+    /// The entries being revalidated in the background (`stale-while-revalidate`).
+    private let backgroundRevalidations = BackgroundRevalidations()
 
     /// The label of the logger that reports a refused directory.
     static let loggerLabel = "HTTPTransport.Cache"
@@ -108,9 +110,17 @@ public final class HTTPCache: Sendable {
                            connection: session.cacheConnectionIdentity, digester: digester)
         let exchange = Exchange(request: request, key: key, directives: directives)
         let stored = storage.responses(for: key)
-        switch CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock()) {
+        let decision = CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock())
+        if CachePolicy.validatesItself(request) {
+            return answer(exchange, decision, started: started, network: network)
+        }
+        switch decision {
         case .serve(let stored, let age):
             storage.recordUse(of: stored)
+            return hit(stored, age: age, request: request, started: started)
+        case .serveStale(let stored, let age, let conditional):
+            storage.recordUse(of: stored)
+            revalidateInBackground(stored, with: conditional, exchange, engine: session.engine)
             return hit(stored, age: age, request: request, started: started)
         case .unsatisfiable:
             return unsatisfiable(request)
@@ -121,8 +131,56 @@ public final class HTTPCache: Sendable {
         }
     }
 
+    /// A request with its own validators or range: answered from a response that may be served
+    /// without validation when `CachedAnswer` can, else sent as it is (its answer not stored).
+    private func answer(_ exchange: Exchange, _ decision: CachePolicy.Decision, started: ContinuousClock.Instant,
+                        network: (RawRequest) -> RawResponse) -> RawResponse {
+        switch decision {
+        case .serve(let stored, let age):
+            let full = hit(stored, age: age, request: exchange.request, started: started)
+            if let answer = CachedAnswer.answer(exchange.request, full: full, stored: stored) {
+                storage.recordUse(of: stored)
+                return answer
+            }
+        case .unsatisfiable:
+            return unsatisfiable(exchange.request)
+        case .serveStale, .validate, .network:
+            break
+        }
+        var response = network(exchange.request)
+        response.metrics.cacheStatus = .miss
+        return response
+    }
+
+    /// Revalidates `stored` on a thread of its own (RFC 5861 `stale-while-revalidate`; without a
+    /// validator, fetches it again), unless a
+    /// revalidation of the same entry is running already; what comes back is kept as a
+    /// foreground revalidation would keep it. It runs without the send's progress and
+    /// cancellation: that send has been answered.
+    private func revalidateInBackground(_ stored: StoredResponse, with conditional: RawRequest?, _ exchange: Exchange,
+                                        engine: any HTTPEngine) {
+        let entry = stored.url + " " + stored.variantName
+        guard backgroundRevalidations.begin(entry) else { return }
+        let thread = Thread { [self] in
+            defer { backgroundRevalidations.end(entry) }
+            let network = { engine.execute($0, control: TransferControl()) }
+            if let conditional {
+                _ = revalidate(stored, with: conditional, exchange, network: network)
+            } else {
+                _ = fetch(exchange, replacing: stored, network: network)
+            }
+        }
+        thread.name = "HTTPCache revalidation"
+        thread.start()
+    }
+
+    /// Waits until no background revalidation runs (tests); `false` when `timeout` passed first.
+    func waitForBackgroundRevalidations(timeout: TimeInterval) -> Bool {
+        backgroundRevalidations.waitUntilIdle(timeout: timeout)
+    }
+
     /// What one request brings to the steps below.
-    private struct Exchange {
+    private struct Exchange: Sendable {
         let request: RawRequest
         let key: CacheKey
         let directives: CacheDirectives
