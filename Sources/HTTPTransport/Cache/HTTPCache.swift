@@ -19,9 +19,12 @@ import Logging
 /// SHA-256 digest: a response stored for one token is never served to another or to none, and no
 /// credential is written in clear), by the session's connection (Unix socket, `resolveOverrides`,
 /// proxy, client certificate, trust roots and pins: sessions that reach a URL differently never
-/// share a response) and by the request fields the response's `Vary` names. Downloads to a file, requests
-/// with a body, range requests and requests carrying their own conditional fields pass through
-/// untouched. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
+/// share a response) and by the request fields the response's `Vary` names. Downloads to a file,
+/// requests with a body and requests with `If-Match`, `If-Unmodified-Since` or `If-Range` pass
+/// through untouched; a request's own `If-None-Match`, `If-Modified-Since` or single byte
+/// `Range` is answered from a fresh stored response (304, 206) when it can be, else sent as it
+/// is (`CachedAnswer`). A stale response within its `stale-while-revalidate` window is served at
+/// once and revalidated in the background. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
 /// `max-age`, `max-stale`, `min-fresh`, `only-if-cached`) is honoured; `only-if-cached` with
 /// nothing usable stored fails (status 504) without using the network.
 ///
