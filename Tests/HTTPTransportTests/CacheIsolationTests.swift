@@ -47,6 +47,7 @@ final class CacheIsolationTests: XCTestCase {
             ("client certificate", Security(clientCertificate: .pem(certificate: file, key: key)), { _ in }),
             ("trust roots", Security(trustedRootCertificates: file), { _ in }),
             ("pins", Security(certificates: [.init(host: "api.test", fingerprint: .disable)]), { _ in }),
+            ("address policy", .noEvaluation, { $0.addressPolicy = .publicOnly }),
         ]
         for (name, security, configure) in variants {
             let cache = HTTPCache()
@@ -72,6 +73,11 @@ final class CacheIsolationTests: XCTestCase {
         let one = CacheKey.connectionIdentity(security: Security(certificates: pinned), configuration: direct)
         pinned[0] = .init(host: "api.test", fingerprint: .sha256(fingerprint: "cd"))
         XCTAssertNotEqual(one, CacheKey.connectionIdentity(security: Security(certificates: pinned), configuration: direct))
+        var custom = Session.Configuration()
+        custom.addressPolicy = .custom { _ in true }
+        XCTAssertNotEqual(CacheKey.connectionIdentity(security: .noEvaluation, configuration: custom),
+                          CacheKey.connectionIdentity(security: .noEvaluation, configuration: custom),
+                          "a custom policy cannot be compared: it shares with no other session")
     }
 
     // MARK: User info

@@ -5,7 +5,7 @@ import Foundation
 /// credentials and of the connection it goes through, so a response stored for one token is
 /// never served to another token or to a request with none, and a response that came through
 /// one connection (a Unix socket, a resolve override, a proxy, a client certificate, other trust
-/// roots or pins) is never served to a session that connects differently. Credentials are only
+/// roots, pins or address policy) is never served to a session that connects differently. Credentials are only
 /// ever kept as that digest: never in memory, on disk or in a file name in clear.
 struct CacheKey: Hashable, Sendable {
     /// The absolute URL without its user info and fragment (a fragment never reaches the
@@ -42,8 +42,8 @@ struct CacheKey: Hashable, Sendable {
         return (text, userInfo)
     }
 
-    /// The parts of a session's configuration that decide which server a URL reaches and how
-    /// it is authenticated, as one string (length-prefixed parts, so none can be mistaken for
+    /// The parts of a session's configuration that decide which server a URL reaches (and may
+    /// reach) and how it is authenticated, as one string (length-prefixed parts, so none can be mistaken for
     /// another). Computed once per session; two sessions share stored responses only when
     /// theirs are equal. With no explicit proxy, the environment's proxy variables count.
     static func connectionIdentity(security: Security, configuration: Session.Configuration) -> String {
@@ -66,9 +66,19 @@ struct CacheKey: Hashable, Sendable {
         case .pkcs12(let bundle)?: parts += ["pkcs12", bundle.path]
         }
         parts.append(security.clientCertificate?.password ?? "-")
-        parts.append("pins")
+        // A hit connects nowhere, so the address policy is checked by keeping stores apart: a
+        // `.publicOnly` session is never served what an `.any` session fetched from an internal
+        // address. Closures cannot be compared: a `.custom` policy shares with no other session.
+        parts += ["addresses", addressPolicyIdentity(configuration.addressPolicy), "pins"]
         parts += security.certificates.map { "\($0.host) \($0.fingerprint)" }.sorted()
         return String(decoding: FieldDigester.lengthPrefixed(parts), as: UTF8.self)
+    }
+
+    private static func addressPolicyIdentity(_ policy: AddressPolicy) -> String {
+        switch policy.rule {
+        case .any, .publicOnly: policy.name
+        case .custom: ".custom " + UUID().uuidString
+        }
     }
 }
 

@@ -18,8 +18,8 @@ import Logging
 /// values of the session's `credentialHeaders`, `Cookie` and the URL's user info (as a salted
 /// SHA-256 digest: a response stored for one token is never served to another or to none, and no
 /// credential is written in clear), by the session's connection (Unix socket, `resolveOverrides`,
-/// proxy, client certificate, trust roots and pins: sessions that reach a URL differently never
-/// share a response) and by the request fields the response's `Vary` names. Downloads to a file,
+/// proxy, client certificate, trust roots, pins and address policy: sessions that reach a URL
+/// differently never share a response) and by the request fields the response's `Vary` names. Downloads to a file,
 /// requests with a body and requests with `If-Match`, `If-Unmodified-Since` or `If-Range` pass
 /// through untouched; a request's own `If-None-Match`, `If-Modified-Since` or single byte
 /// `Range` is answered from a fresh stored response (304, 206) when it can be, else sent as it
