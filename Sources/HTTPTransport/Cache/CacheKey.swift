@@ -43,9 +43,10 @@ struct CacheKey: Hashable, Sendable {
     }
 
     /// The parts of a session's configuration that decide which server a URL reaches (and may
-    /// reach) and how it is authenticated, as one string (length-prefixed parts, so none can be mistaken for
-    /// another). Computed once per session; two sessions share stored responses only when
-    /// theirs are equal. With no explicit proxy, the environment's proxy variables count.
+    /// reach) and how it is authenticated, as one string (length-prefixed parts, so none can
+    /// be mistaken for another). Computed once per session; two sessions share stored
+    /// responses only when theirs are equal. With no explicit proxy, the environment's proxy
+    /// variables count.
     static func connectionIdentity(security: Security, configuration: Session.Configuration) -> String {
         var parts: [String] = ["socket", configuration.unixSocketPath ?? "-", "resolve"]
         parts += configuration.resolveOverrides.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
