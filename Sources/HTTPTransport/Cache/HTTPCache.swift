@@ -156,10 +156,9 @@ public final class HTTPCache: Sendable {
     }
 
     /// Revalidates `stored` on a thread of its own (RFC 5861 `stale-while-revalidate`; without a
-    /// validator, fetches it again), unless a
-    /// revalidation of the same entry is running already; what comes back is kept as a
-    /// foreground revalidation would keep it. It runs without the send's progress and
-    /// cancellation: that send has been answered.
+    /// validator, fetches it again), unless a revalidation of the same entry is running already;
+    /// what comes back is kept as a foreground revalidation would keep it. It runs without the
+    /// send's progress and cancellation: that send has been answered.
     private func revalidateInBackground(_ stored: StoredResponse, with conditional: RawRequest?, _ exchange: Exchange,
                                         engine: any HTTPEngine) {
         let entry = stored.url + " " + stored.variantName
