@@ -17,6 +17,9 @@ struct CacheDirectives: Sendable, Equatable {
     var maxStale: Int?
     /// Request `min-fresh=N`: the response must stay fresh this much longer.
     var minFresh: Int?
+    /// Response `stale-while-revalidate=N` (RFC 5861): seconds past its lifetime during which
+    /// the response may be served while it is revalidated in the background.
+    var staleWhileRevalidate: Int?
     var noCache = false
     var noStore = false
     var onlyIfCached = false
@@ -51,6 +54,7 @@ struct CacheDirectives: Sendable, Equatable {
         case "max-age": maxAge = value.flatMap(Self.deltaSeconds) ?? 0
         case "max-stale": maxStale = value == nil ? Int.max : value.flatMap(Self.deltaSeconds)
         case "min-fresh": minFresh = value.flatMap(Self.deltaSeconds)
+        case "stale-while-revalidate": staleWhileRevalidate = value.flatMap(Self.deltaSeconds)
         case "no-cache": noCache = true
         case "no-store": noStore = true
         case "only-if-cached": onlyIfCached = true

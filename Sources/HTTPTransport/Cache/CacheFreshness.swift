@@ -40,12 +40,14 @@ struct CacheFreshness: Sendable, Equatable {
         headers.first("Date").flatMap(httpDate) ?? responseTime
     }
 
-    /// `freshness_lifetime` (§4.2.1): `max-age`, else `Expires` − `Date` (an unreadable
-    /// `Expires`, such as `0`, means already expired), else the heuristic of §4.2.2, else 0.
+    /// `freshness_lifetime` (§4.2.1): `max-age`, else `Expires` − `Date`, else the heuristic of
+    /// §4.2.2, else 0. An `Expires` that is not exactly one HTTP-date (`0`, another zone, a
+    /// two-digit year, two values) means already expired (§5.3), so it is read strictly.
     static func lifetime(status: Int, headers: HTTPHeaders, directives: CacheDirectives, date: Double) -> Double {
         if let maxAge = directives.maxAge { return Double(maxAge) }
-        if let expires = headers.first("Expires") {
-            guard let expiry = httpDate(expires) else { return 0 }
+        let expires = headers.values("Expires")
+        if let first = expires.first {
+            guard expires.count == 1, let expiry = HTTPDate.parse(first, now: date) else { return 0 }
             return max(0, expiry - date)
         }
         return heuristicLifetime(status: status, headers: headers, directives: directives, date: date)
@@ -72,14 +74,19 @@ struct CacheFreshness: Sendable, Equatable {
         return correctedInitialAge + residentTime
     }
 
-    /// `age_value`: the `Age` field in seconds, 0 when absent or unreadable.
+    /// `age_value`: the `Age` field in seconds, 0 when absent or unreadable. A list
+    /// (`Age: 7200, 0`, or two field lines) counts by its first member (§5.1).
     static func ageValue(_ headers: HTTPHeaders) -> Double {
-        headers.first("Age").flatMap(CacheDirectives.deltaSeconds).map(Double.init) ?? 0
+        guard let line = headers.first("Age"),
+              let member = line.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return 0 }
+        return CacheDirectives.deltaSeconds(String(member.trimmingHeaderWhitespace())).map(Double.init) ?? 0
     }
 
-    /// An HTTP-date in any of the three formats of RFC 9110 §5.6.7 (IMF-fixdate, RFC 850,
-    /// asctime), as seconds since 1970. The cookie-date parser reads all three (it picks the
-    /// time, day, month and year tokens out of any of them) and rejects what has none.
+    /// A `Date` or `Last-Modified` value as seconds since 1970. Recipients should be robust
+    /// here (RFC 9110 §5.6.7), so the lenient cookie-date parser reads them: it picks the time,
+    /// day, month and year tokens out of any of the three forms and rejects what has none.
+    /// `Expires` is read strictly instead (`HTTPDate`).
     static func httpDate(_ text: String) -> Double? {
         CookieDateParser.parse(text)?.timeIntervalSince1970
     }

@@ -7,6 +7,9 @@ enum CachePolicy {
     enum Decision: Sendable {
         /// Serve this stored response as it is; its current age in seconds.
         case serve(StoredResponse, age: Double)
+        /// Serve this stale response as it is, and revalidate it in the background (with this
+        /// conditional request, or a plain one when it has no validator): `stale-while-revalidate`.
+        case serveStale(StoredResponse, age: Double, conditional: RawRequest?)
         /// Ask the server whether this stored response is still good, with this conditional request.
         case validate(StoredResponse, conditional: RawRequest)
         /// Go to the network; the stored response that matched, if any, is superseded by the answer.
@@ -15,10 +18,14 @@ enum CachePolicy {
         case unsatisfiable
     }
 
-    /// Request fields that make a request the user's own conditional or partial request: the
-    /// cache passes it through untouched (neither answers it nor stores what comes back).
-    static let conditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
-                                    "If-Range", "Range"]
+    /// Request preconditions only the origin server can evaluate (RFC 9111 §4.3.2; `If-Range` as
+    /// this cache does not evaluate it): the cache passes such a request through untouched.
+    static let originPreconditionFields = ["If-Match", "If-Unmodified-Since", "If-Range"]
+
+    /// Request fields of the user's own conditional or range request: the cache answers it from a
+    /// response it may serve without validation (`CachedAnswer`), else sends it as it is, and
+    /// never stores what comes back.
+    static let ownValidationFields = ["If-None-Match", "If-Modified-Since", "Range"]
 
     /// Fields a cache does not store (RFC 9111 §3.1: hop-by-hop fields), plus `Set-Cookie`:
     /// a hit replaying an old cookie would overwrite newer ones, and cookies are credentials
@@ -29,11 +36,18 @@ enum CachePolicy {
     /// Fields a `304` does not update (RFC 9111 §3.2): the stored body's framing and coding.
     static let framingFields: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding"]
 
-    /// Whether the cache stays out of `request` entirely: anything but a plain GET (other
-    /// methods, a body, a download to a file, the user's own conditional or range fields).
+    /// Whether the cache stays out of `request` entirely: anything but a GET (other methods, a
+    /// body, a download to a file), preconditions for the origin, and a `Range` other than one
+    /// byte range.
     static func bypasses(_ request: RawRequest) -> Bool {
         request.method != .get || request.body != nil || request.download != nil
-            || conditionalFields.contains { request.headers.contains($0) }
+            || originPreconditionFields.contains { request.headers.contains($0) }
+            || request.headers.first("Range").map { ByteRange($0) == nil } == true
+    }
+
+    /// Whether `request` carries its own validators or range (`ownValidationFields`).
+    static func validatesItself(_ request: RawRequest) -> Bool {
+        ownValidationFields.contains { request.headers.contains($0) }
     }
 
     /// Methods that change the resource: anything but GET, HEAD, OPTIONS and TRACE (RFC 9110 §9.2.1).
@@ -67,6 +81,9 @@ enum CachePolicy {
         if isUsableWithoutValidation(freshness, request: directives, response: stored.directives) {
             return .serve(stored, age: freshness.currentAge)
         }
+        if mayServeWhileRevalidating(freshness, request: directives, response: stored.directives) {
+            return .serveStale(stored, age: freshness.currentAge, conditional: conditionalRequest(for: request, stored: stored))
+        }
         if directives.onlyIfCached { return .unsatisfiable }
         if let conditional = conditionalRequest(for: request, stored: stored) {
             return .validate(stored, conditional: conditional)
@@ -79,12 +96,29 @@ enum CachePolicy {
     /// on either side.
     static func isUsableWithoutValidation(_ freshness: CacheFreshness, request: CacheDirectives,
                                           response: CacheDirectives) -> Bool {
-        if request.noCache || response.noCache { return false }
-        if let maxAge = request.maxAge, freshness.currentAge > Double(maxAge) { return false }
-        if let minFresh = request.minFresh, freshness.lifetime - freshness.currentAge < Double(minFresh) { return false }
+        guard meetsRequestLimits(freshness, request: request, response: response) else { return false }
         if freshness.isFresh { return true }
         guard !response.mustRevalidate, let maxStale = request.maxStale else { return false }
         return maxStale == Int.max || freshness.staleness <= Double(maxStale)
+    }
+
+    /// RFC 5861: a stale response within its `stale-while-revalidate` window may be served while
+    /// it is revalidated, unless `must-revalidate`, `no-cache` or the request's limits forbid it.
+    static func mayServeWhileRevalidating(_ freshness: CacheFreshness, request: CacheDirectives,
+                                          response: CacheDirectives) -> Bool {
+        guard let window = response.staleWhileRevalidate, !freshness.isFresh, !response.mustRevalidate,
+              meetsRequestLimits(freshness, request: request, response: response)
+        else { return false }
+        return freshness.staleness <= Double(window)
+    }
+
+    /// No `no-cache` on either side, and within the request's `max-age` and `min-fresh`.
+    private static func meetsRequestLimits(_ freshness: CacheFreshness, request: CacheDirectives,
+                                           response: CacheDirectives) -> Bool {
+        if request.noCache || response.noCache { return false }
+        if let maxAge = request.maxAge, freshness.currentAge > Double(maxAge) { return false }
+        if let minFresh = request.minFresh, freshness.lifetime - freshness.currentAge < Double(minFresh) { return false }
+        return true
     }
 
     /// `request` with `If-None-Match` (the stored `ETag`) and `If-Modified-Since` (the stored
@@ -108,7 +142,8 @@ enum CachePolicy {
         return opaqueTag(tag) == opaqueTag(storedTag)
     }
 
-    private static func opaqueTag(_ tag: String) -> Substring {
+    /// An entity tag without its weakness mark, for the weak comparison (RFC 9110 §8.8.3.2).
+    static func opaqueTag(_ tag: String) -> Substring {
         let trimmed = tag.trimmingHeaderWhitespace()
         return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
     }

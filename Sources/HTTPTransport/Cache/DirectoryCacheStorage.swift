@@ -6,7 +6,7 @@ import Glibc
 
 /// Responses in a directory, so they survive restarts and can be shared by several processes.
 ///
-/// Layout: `<directory>/<SHA-256 of the URL>/<variant name>`, one file per stored response
+/// Layout: `<directory>/<salted SHA-256 of the URL>/<variant name>`, one file per stored response
 /// (`StoredResponseCoding`), temporary files in `<directory>/.tmp/`, and the salt of the field
 /// digests in `<directory>/.salt`. The design needs no lock
 /// file, because every change is a single atomic file-system operation:
@@ -22,7 +22,8 @@ import Glibc
 /// of the limit has been written since its last scan, so other processes' writes are seen too.
 /// Entries already read stay decoded in memory while their file is unchanged (`DecodedEntries`),
 /// so a hit costs a directory listing and a `stat`, not a read and a checksum.
-/// Files are created `0600` and folders `0700`: cached bodies are the user's data. Nothing is
+/// Files are created `0600` and folders `0700`: cached bodies are the user's data. A directory
+/// that another user owns or may write to is refused (`CacheDirectoryCheck`). Nothing is
 /// ever removed that does not have the name of an entry, so pointing the cache at a folder that
 /// holds other files does not lose them.
 final class DirectoryCacheStorage: CacheStorage {
@@ -43,13 +44,16 @@ final class DirectoryCacheStorage: CacheStorage {
     /// Temporary files older than this are left over from a crashed writer.
     static let abandonedTemporaryAge: Double = 600
 
-    init(directory: URL, maxBytes: Int64) {
+    /// The storage in `directory` (created 0700 when missing); refused when the directory or its
+    /// salt could have been written by another user (`CacheDirectoryCheck`).
+    init(directory: URL, maxBytes: Int64) throws(CacheDirectoryCheck.Refusal) {
         root = directory.standardizedFileURL.path
         temporaryFolder = root + "/.tmp"
         self.maxBytes = max(0, maxBytes)
         decoded = DecodedEntries(maxBytes: maxBytes)
-        try? FileManager.default.createDirectory(atPath: temporaryFolder, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try CacheDirectoryCheck.prepare(root)
+        try CacheDirectoryCheck.checkSalt(root + "/.salt")
+        mkdir(temporaryFolder, 0o700)
         salt = Self.salt(at: root + "/.salt", temporaryFolder: temporaryFolder)
     }
 
@@ -174,8 +178,7 @@ final class DirectoryCacheStorage: CacheStorage {
         let path = temporaryFolder + "/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
         if let identity = EntryFile.write(data, to: path) { return (path, identity) }
         // The folder may have been removed by hand or by another process: make it and retry once.
-        try? FileManager.default.createDirectory(atPath: temporaryFolder, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        mkdir(temporaryFolder, 0o700)
         return EntryFile.write(data, to: path).map { (path, $0) }
     }
 
@@ -236,9 +239,10 @@ final class DirectoryCacheStorage: CacheStorage {
 
     // MARK: Names
 
-    /// The folder of a URL's entries: the SHA-256 of the URL, as hex.
+    /// The folder of a URL's entries: the salted SHA-256 of the URL, as hex (unsalted, a
+    /// guessed URL could be confirmed by anyone who can list the directory).
     private func folder(for url: String) -> String {
-        root + "/" + SHA256Digest.hex(of: Array(url.utf8))
+        root + "/" + SHA256Digest.hex(of: salt + Array(url.utf8))
     }
 
     /// 64 lower-case hex digits: a URL's folder.

@@ -39,13 +39,16 @@ enum EntryFile {
         case contents(Data, Identity)
     }
 
-    /// The whole file at `path`, unless it is larger than `limit` bytes.
+    /// The whole file at `path`, unless it is larger than `limit` bytes or not this user's.
     static func read(_ path: String, limit: Int64) -> ReadResult {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .missing }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, let identity = Identity(status), identity.size <= limit else {
+        // A file of another user's cannot be ours, whatever its contents say.
+        guard fstat(descriptor, &status) == 0, status.st_uid == geteuid(), let identity = Identity(status),
+              identity.size <= limit
+        else {
             return .corrupt
         }
         var data = Data(count: Int(identity.size))

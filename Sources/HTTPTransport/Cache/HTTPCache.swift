@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An RFC 9111 *private* HTTP cache: fresh responses are served without the network, stale
 /// ones with a validator are revalidated (`If-None-Match` / `If-Modified-Since`; a `304` serves
@@ -14,11 +15,16 @@ import Foundation
 /// ```
 ///
 /// What it stores: complete responses to GET requests without a body, keyed by URL, by the
-/// values of the session's `credentialHeaders` and `Cookie` (as a salted SHA-256 digest: a response
-/// stored for one token is never served to another or to none, and no credential is written in
-/// clear) and by the request fields the response's `Vary` names. Downloads to a file, requests
-/// with a body, range requests and requests carrying their own conditional fields pass through
-/// untouched. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
+/// values of the session's `credentialHeaders`, `Cookie` and the URL's user info (as a salted
+/// SHA-256 digest: a response stored for one token is never served to another or to none, and no
+/// credential is written in clear), by the session's connection (Unix socket, `resolveOverrides`,
+/// proxy, client certificate, trust roots, pins and address policy: sessions that reach a URL
+/// differently never share a response) and by the request fields the response's `Vary` names. Downloads to a file,
+/// requests with a body and requests with `If-Match`, `If-Unmodified-Since` or `If-Range` pass
+/// through untouched; a request's own `If-None-Match`, `If-Modified-Since` or single byte
+/// `Range` is answered from a fresh stored response (304, 206) when it can be, else sent as it
+/// is (`CachedAnswer`). A stale response within its `stale-while-revalidate` window is served at
+/// once and revalidated in the background. `Set-Cookie` is not stored. Request `Cache-Control` (`no-cache`, `no-store`,
 /// `max-age`, `max-stale`, `min-fresh`, `only-if-cached`) is honoured; `only-if-cached` with
 /// nothing usable stored fails (status 504) without using the network.
 ///
@@ -33,22 +39,45 @@ public final class HTTPCache: Sendable {
 
     private let storage: any CacheStorage
     private let digester: FieldDigester
+    /// Why the directory was refused (the cache then stays out of every send), or nil.
+    let refusal: String?
     /// Wall-clock seconds since 1970 (injectable for tests).
     private let clock: @Sendable () -> Double
+    /// The entries being revalidated in the background (`stale-while-revalidate`).
+    private let backgroundRevalidations = BackgroundRevalidations()
 
-    /// A cache in `directory` (created when missing), or in memory when nil, of at most `maxBytes`.
+    /// The label of the logger that reports a refused directory.
+    static let loggerLabel = "HTTPTransport.Cache"
+
+    /// A cache in `directory` (created, mode 0700, when missing), or in memory when nil, of at
+    /// most `maxBytes`. A directory that another user owns or may write to, or whose `.salt` is
+    /// not a private file of this user, is refused: the cache logs a warning and caches nothing
+    /// (every send goes to the network, `cacheStatus` `.disabled`), since anything read from
+    /// it could have been planted.
     public convenience init(directory: URL? = nil, maxBytes: Int64 = 50 << 20) {
         self.init(directory: directory, maxBytes: maxBytes, clock: { Date().timeIntervalSince1970 })
     }
 
-    init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double) {
+    init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double,
+         logger: Logger = Logger(label: HTTPCache.loggerLabel)) {
         self.directory = directory
         self.maxBytes = maxBytes
         self.clock = clock
-        if let directory {
-            storage = DirectoryCacheStorage(directory: directory, maxBytes: maxBytes)
-        } else {
+        guard let directory else {
             storage = MemoryCacheStorage(maxBytes: maxBytes)
+            refusal = nil
+            digester = FieldDigester(salt: storage.salt)
+            return
+        }
+        do {
+            storage = try DirectoryCacheStorage(directory: directory, maxBytes: maxBytes)
+            refusal = nil
+        } catch {
+            let message = "HTTPCache refuses the directory \(directory.path): \(error); nothing will be cached. "
+                + "Use a directory of this user's that no other user can write to."
+            logger.warning("\(message)")
+            storage = MemoryCacheStorage(maxBytes: 0)
+            refusal = message
         }
         digester = FieldDigester(salt: storage.salt)
     }
@@ -62,8 +91,13 @@ public final class HTTPCache: Sendable {
     /// `network`, or sends it through `network` and stores the answer. This is the pipeline's
     /// single entry point; it sits after the request interceptors and before the engine.
     /// The response's `metrics.cacheStatus` says which happened.
-    func exchange(_ request: RawRequest, credentialHeaders: [String],
+    func exchange(_ request: RawRequest, for session: Session,
                   network: (RawRequest) -> RawResponse) -> RawResponse {
+        if refusal != nil {
+            var response = network(request)
+            response.metrics.cacheStatus = .disabled
+            return response
+        }
         let directives = CacheDirectives(request.headers, isRequest: true)
         if CachePolicy.bypasses(request) {
             if directives.onlyIfCached { return unsatisfiable(request) }
@@ -75,12 +109,21 @@ public final class HTTPCache: Sendable {
             return response
         }
         let started = ContinuousClock.now
-        let key = CacheKey(request: request, credentialHeaders: credentialHeaders, digester: digester)
+        let key = CacheKey(request: request, credentialHeaders: session.configuration.credentialHeaders,
+                           connection: session.cacheConnectionIdentity, digester: digester)
         let exchange = Exchange(request: request, key: key, directives: directives)
         let stored = storage.responses(for: key)
-        switch CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock()) {
+        let decision = CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock())
+        if CachePolicy.validatesItself(request) {
+            return answer(exchange, decision, started: started, network: network)
+        }
+        switch decision {
         case .serve(let stored, let age):
             storage.recordUse(of: stored)
+            return hit(stored, age: age, request: request, started: started)
+        case .serveStale(let stored, let age, let conditional):
+            storage.recordUse(of: stored)
+            revalidateInBackground(stored, with: conditional, exchange, engine: session.engine)
             return hit(stored, age: age, request: request, started: started)
         case .unsatisfiable:
             return unsatisfiable(request)
@@ -91,8 +134,55 @@ public final class HTTPCache: Sendable {
         }
     }
 
+    /// A request with its own validators or range: answered from a response that may be served
+    /// without validation when `CachedAnswer` can, else sent as it is (its answer not stored).
+    private func answer(_ exchange: Exchange, _ decision: CachePolicy.Decision, started: ContinuousClock.Instant,
+                        network: (RawRequest) -> RawResponse) -> RawResponse {
+        switch decision {
+        case .serve(let stored, let age):
+            let full = hit(stored, age: age, request: exchange.request, started: started)
+            if let answer = CachedAnswer.answer(exchange.request, full: full, stored: stored) {
+                storage.recordUse(of: stored)
+                return answer
+            }
+        case .unsatisfiable:
+            return unsatisfiable(exchange.request)
+        case .serveStale, .validate, .network:
+            break
+        }
+        var response = network(exchange.request)
+        response.metrics.cacheStatus = .miss
+        return response
+    }
+
+    /// Revalidates `stored` on a thread of its own (RFC 5861 `stale-while-revalidate`; without a
+    /// validator, fetches it again), unless a revalidation of the same entry is running already;
+    /// what comes back is kept as a foreground revalidation would keep it. It runs without the
+    /// send's progress and cancellation: that send has been answered.
+    private func revalidateInBackground(_ stored: StoredResponse, with conditional: RawRequest?, _ exchange: Exchange,
+                                        engine: any HTTPEngine) {
+        let entry = stored.url + " " + stored.variantName
+        guard backgroundRevalidations.begin(entry) else { return }
+        let thread = Thread { [self] in
+            defer { backgroundRevalidations.end(entry) }
+            let network = { engine.execute($0, control: TransferControl()) }
+            if let conditional {
+                _ = revalidate(stored, with: conditional, exchange, network: network)
+            } else {
+                _ = fetch(exchange, replacing: stored, network: network)
+            }
+        }
+        thread.name = "HTTPCache revalidation"
+        thread.start()
+    }
+
+    /// Waits until no background revalidation runs (tests); `false` when `timeout` passed first.
+    func waitForBackgroundRevalidations(timeout: TimeInterval) -> Bool {
+        backgroundRevalidations.waitUntilIdle(timeout: timeout)
+    }
+
     /// What one request brings to the steps below.
-    private struct Exchange {
+    private struct Exchange: Sendable {
         let request: RawRequest
         let key: CacheKey
         let directives: CacheDirectives
@@ -186,7 +276,7 @@ public final class HTTPCache: Sendable {
 /// Where a response came from, as far as the session's `HTTPCache` is concerned
 /// (`TransferMetrics.cacheStatus`).
 public enum HTTPCacheStatus: Sendable, Hashable {
-    /// The session has no cache.
+    /// The session has no cache, or its cache refused its directory (see `HTTPCache.init`).
     case disabled
     /// The cache had nothing usable: the request went to the network (its answer stored or not).
     case miss

@@ -116,7 +116,7 @@ struct SendPipeline {
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
         var response: RawResponse
         if let cache = session.configuration.cache {
-            response = cache.exchange(request, credentialHeaders: session.configuration.credentialHeaders) {
+            response = cache.exchange(request, for: session) {
                 session.engine.execute($0, control: control)
             }
         } else {

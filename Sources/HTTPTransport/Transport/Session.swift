@@ -82,6 +82,8 @@ public final class Session: Sendable {
     let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
+    /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
+    let cacheConnectionIdentity: String
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -91,6 +93,7 @@ public final class Session: Sendable {
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
         telemetry = SessionTelemetry(configuration: configuration, engine: engine)
+        cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
     }
 }
 
