@@ -1,0 +1,94 @@
+import Foundation
+
+/// A recorded URL as a replay matches it: scheme, host and port (the scheme's default when
+/// none is written), path, and the query as a bag of `name=value` pairs, so their order does
+/// not matter. A value recorded as `<redacted>` matches any value, and a whole pair recorded as
+/// `<redacted>` matches any one pair. User info is ignored: it is never sent as part of the URL.
+///
+/// Parsed by hand rather than by `URLComponents`, which refuses the `<` and `>` of a redacted value.
+struct ArchiveURLPattern: Sendable {
+    private struct Pair: Sendable, Equatable {
+        var name: String
+        var value: String
+    }
+
+    private let scheme: String
+    private let host: String
+    private let port: Int?
+    private let path: String
+    private let query: [Pair]
+
+    /// Nil for a text that is not an absolute URL with a host.
+    init?(_ text: String) {
+        guard let separator = text.range(of: "://") else { return nil }
+        scheme = text[..<separator.lowerBound].lowercased()
+        let rest = text[separator.upperBound...].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let (host, port) = Self.hostAndPort(authority, scheme: scheme) else { return nil }
+        self.host = host
+        self.port = port
+        let target = rest[authorityEnd...]
+        let queryStart = target.firstIndex(of: "?")
+        let path = Self.decoded(target[..<(queryStart ?? target.endIndex)])
+        self.path = path.isEmpty ? "/" : path
+        query = queryStart.map { Self.pairs(target[target.index(after: $0)...]) } ?? []
+    }
+
+    /// Whether `url` (a request's) is this recorded URL.
+    func matches(_ url: URL) -> Bool {
+        guard let other = ArchiveURLPattern(url.absoluteString) else { return false }
+        return other.scheme == scheme && other.host == host && other.port == port && other.path == path
+            && Self.queryMatches(recorded: query, sent: other.query)
+    }
+
+    private static let placeholder = LogRedaction.placeholder
+
+    /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted value,
+    /// then whole redacted pairs, so a wildcard never takes the pair an exact one needs.
+    private static func queryMatches(recorded: [Pair], sent: [Pair]) -> Bool {
+        guard recorded.count == sent.count else { return false }
+        var unmatched = sent
+        let wholeRedacted = Pair(name: placeholder, value: "")
+        let ordered = recorded.filter { $0.value != placeholder && $0 != wholeRedacted }
+            + recorded.filter { $0.value == placeholder && $0 != wholeRedacted }
+            + recorded.filter { $0 == wholeRedacted }
+        for pair in ordered {
+            let index = unmatched.firstIndex { sent in
+                pair == wholeRedacted || (pair.name == sent.name && (pair.value == placeholder || pair.value == sent.value))
+            }
+            guard let index else { return false }
+            unmatched.remove(at: index)
+        }
+        return true
+    }
+
+    private static func hostAndPort(_ authority: Substring, scheme: String) -> (String, Int?)? {
+        var host = authority, portText: Substring?
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { return nil }
+        var port = portText.flatMap { Int($0) }
+        if portText != nil, port == nil, portText?.isEmpty == false { return nil }
+        if port == nil { port = ["http": 80, "https": 443][scheme] }
+        return (host.lowercased(), port)
+    }
+
+    private static func pairs(_ query: Substring) -> [Pair] {
+        query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return Pair(name: decoded(parts[0]), value: parts.count > 1 ? decoded(parts[1]) : "")
+        }
+    }
+
+    private static func decoded(_ text: Substring) -> String {
+        String(text).removingPercentEncoding ?? String(text)
+    }
+}
