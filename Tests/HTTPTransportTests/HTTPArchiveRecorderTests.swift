@@ -163,12 +163,20 @@ final class HTTPArchiveRecorderTests: XCTestCase {
         let engine = StubEngine { RawResponse(request: $0, statusCode: .ok, data: Data($0.url.path.utf8)) }
         let transport = HTTPTransport(session: Session(engine: engine), responseInterceptors: [recorder])
         let perThread = 50
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for index in 0..<perThread {
-                _ = transport.send(request: HTTPRequest(endpoint: "http://api.test/\(thread)/\(index)"))
-                if index % 10 == 0 { _ = recorder.entryCount }
-            }
+        let finished = DispatchGroup()
+        for thread in 0..<8 {
+            finished.enter()
+            Thread {
+                for index in 0..<perThread {
+                    _ = transport.send(request: HTTPRequest(endpoint: "http://api.test/\(thread)/\(index)"))
+                    // Readers meanwhile: the count and a whole archive.
+                    if index % 10 == 0 { _ = recorder.entryCount }
+                    if index == perThread / 2 { _ = try? recorder.archiveData() }
+                }
+                finished.leave()
+            }.start()
         }
+        XCTAssertEqual(finished.wait(timeout: .now() + 60), .success)
         let entries = try archiveEntries(recorder)
         XCTAssertEqual(recorder.entryCount, 8 * perThread)
         XCTAssertEqual(Set(entries.map { $0.request.url }).count, 8 * perThread)
