@@ -54,7 +54,10 @@ final class HTTPArchiveEngineTests: XCTestCase {
 
     func test_aDifferentQueryValueDoesNotMatch() throws {
         let transport = try replaying(archive([("GET", "http://api.test/items?page=1", 200, "page 1")]))
-        XCTAssertEqual(transport.send(request: HTTPRequest(endpoint: "http://api.test/items?page=2")).error?.code, .other)
+        let error = try XCTUnwrap(transport.send(request: HTTPRequest(endpoint: "http://api.test/items?page=2")).error)
+        XCTAssertEqual(error.code, .other)
+        XCTAssertTrue(error.message.hasSuffix("recorded with other query parameters: GET http://api.test/items?page=1."),
+                      error.message)
         XCTAssertEqual(transport.send(request: HTTPRequest(endpoint: "http://api.test/items?page=1&extra=1")).error?.code, .other)
     }
 

@@ -71,8 +71,6 @@ extension ArchiveResponse {
             (content.text, content.encoding) = ArchiveBody.text(of: data, contentType: contentType, redaction: redaction)
         } else if response.fileURL != nil {
             content.comment = "the body was written to a file, not recorded"
-        } else if response.statusCode != nil {
-            content.comment = "the body was streamed, not recorded"
         }
         // The body's size on the wire is known only when it was not compressed.
         var bodySize = -1

@@ -36,11 +36,14 @@ struct ArchiveURLPattern: Sendable {
         query = queryStart.map { Self.pairs(target[target.index(after: $0)...]) } ?? []
     }
 
-    /// Whether `url` (a request's) is this recorded URL.
-    func matches(_ url: URL) -> Bool {
-        guard let other = ArchiveURLPattern(url.absoluteString) else { return false }
-        return other.scheme == scheme && other.host == host && other.port == port && other.path == path
-            && Self.queryMatches(recorded: query, sent: other.query)
+    /// Whether `sent` (a request's URL) is this recorded URL.
+    func matches(_ sent: ArchiveURLPattern) -> Bool {
+        hasSameResource(as: sent) && Self.queryMatches(recorded: query, sent: sent.query)
+    }
+
+    /// Whether `other` has this scheme, host, port and path, whatever its query.
+    func hasSameResource(as other: ArchiveURLPattern) -> Bool {
+        other.scheme == scheme && other.host == host && other.port == port && other.path == path
     }
 
     private static let placeholder = LogRedaction.placeholder

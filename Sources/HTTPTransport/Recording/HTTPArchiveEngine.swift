@@ -54,13 +54,14 @@ public struct HTTPArchiveEngine: HTTPEngine {
     /// The first unused matching entry's response, or a failure naming the request.
     public func execute(_ request: RawRequest, control: TransferControl) -> RawResponse {
         let method = request.method.rawValue
-        let candidates = exchanges.indices.filter { exchanges[$0].method == method && exchanges[$0].url.matches(request.url) }
+        guard let sent = ArchiveURLPattern(request.url.absoluteString) else { return unmatched(request, sent: nil, recorded: 0) }
+        let candidates = exchanges.indices.filter { exchanges[$0].method == method && exchanges[$0].url.matches(sent) }
         let index: Int? = used.withLock { used in
             guard let index = candidates.first(where: { !used[$0] }) else { return nil }
             used[index] = true
             return index
         }
-        guard let index else { return unmatched(request, recorded: candidates.count) }
+        guard let index else { return unmatched(request, sent: sent, recorded: candidates.count) }
         return response(to: request, from: exchanges[index])
     }
 
@@ -74,11 +75,19 @@ public struct HTTPArchiveEngine: HTTPEngine {
                            data: exchange.body, metrics: exchange.metrics)
     }
 
-    private func unmatched(_ request: RawRequest, recorded: Int) -> RawResponse {
+    /// The failure for a request no unused entry answers: why, and the entries recorded for the
+    /// same resource with another query, which is the usual cause.
+    private func unmatched(_ request: RawRequest, sent: ArchiveURLPattern?, recorded: Int) -> RawResponse {
         let url = request.url.absoluteString
-        let reason = recorded == 0
+        var reason = recorded == 0
             ? "the archive has no entry with this method and URL (\(exchanges.count) entries)"
             : "all \(recorded) entries with this method and URL were used already"
+        if recorded == 0, let sent {
+            let near = exchanges.filter { $0.method == request.method.rawValue && $0.url.hasSameResource(as: sent) }
+            if !near.isEmpty {
+                reason += "; recorded with other query parameters: " + near.prefix(3).map(\.display).joined(separator: ", ")
+            }
+        }
         return RawResponse(request: request, error: HTTPTransportError(
             code: .other, message: "No recorded exchange for \(request.method.rawValue) \(url): \(reason).", url: url))
     }
