@@ -67,6 +67,15 @@ final class HTTPArchiveEngineTests: XCTestCase {
         XCTAssertEqual(try transport.send(request: request).get().getString(), "me")
     }
 
+    func test_aPartlyRedactedValueMatchesAnyValueOfItsShape() throws {
+        let recorded = "http://api.test/callback?redirect_uri=https://app:<redacted>@app.test/done&state=1"
+        let transport = try replaying(archive([("GET", recorded, 200, "ok"), ("GET", recorded, 200, "ok")]))
+        let request = HTTPRequest(endpoint: "http://api.test/callback?state=1&redirect_uri=https://app:hunter2@app.test/done")
+        XCTAssertEqual(transport.send(request: request).value?.getString(), "ok")
+        let otherHost = HTTPRequest(endpoint: "http://api.test/callback?state=1&redirect_uri=https://app:x@evil.test/done")
+        XCTAssertEqual(transport.send(request: otherHost).error?.code, .other)
+    }
+
     func test_repeatedEntriesAreAnsweredInRecordedOrder() throws {
         let transport = try replaying(archive([
             ("GET", "http://api.test/counter", 200, "first"), ("POST", "http://api.test/counter", 201, "posted"),

@@ -2,8 +2,10 @@ import Foundation
 
 /// A recorded URL as a replay matches it: scheme, host and port (the scheme's default when
 /// none is written), path, and the query as a bag of `name=value` pairs, so their order does
-/// not matter. A value recorded as `<redacted>` matches any value, and a whole pair recorded as
-/// `<redacted>` matches any one pair. User info is ignored: it is never sent as part of the URL.
+/// not matter. Where redaction put `<redacted>`, anything matches: a value recorded as
+/// `<redacted>` matches any value, one recorded as `https://user:<redacted>@host` (a nested URL)
+/// any value of that shape, and a whole pair recorded as `<redacted>` any one pair. User info is
+/// ignored: it is never sent as part of the URL.
 ///
 /// Parsed by hand rather than by `URLComponents`, which refuses the `<` and `>` of a redacted value.
 struct ArchiveURLPattern: Sendable {
@@ -43,28 +45,41 @@ struct ArchiveURLPattern: Sendable {
 
     /// Whether `other` has this scheme, host, port and path, whatever its query.
     func hasSameResource(as other: ArchiveURLPattern) -> Bool {
-        other.scheme == scheme && other.host == host && other.port == port && other.path == path
+        other.scheme == scheme && other.host == host && other.port == port && Self.matches(recorded: path, sent: other.path)
     }
 
     private static let placeholder = LogRedaction.placeholder
 
-    /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted value,
+    /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted part,
     /// then whole redacted pairs, so a wildcard never takes the pair an exact one needs.
     private static func queryMatches(recorded: [Pair], sent: [Pair]) -> Bool {
         guard recorded.count == sent.count else { return false }
         var unmatched = sent
         let wholeRedacted = Pair(name: placeholder, value: "")
-        let ordered = recorded.filter { $0.value != placeholder && $0 != wholeRedacted }
-            + recorded.filter { $0.value == placeholder && $0 != wholeRedacted }
-            + recorded.filter { $0 == wholeRedacted }
+        let redacted = recorded.filter { "\($0.name)=\($0.value)".contains(placeholder) }
+        let ordered = recorded.filter { !"\($0.name)=\($0.value)".contains(placeholder) }
+            + redacted.filter { $0 != wholeRedacted } + redacted.filter { $0 == wholeRedacted }
         for pair in ordered {
             let index = unmatched.firstIndex { sent in
-                pair == wholeRedacted || (pair.name == sent.name && (pair.value == placeholder || pair.value == sent.value))
+                pair == wholeRedacted || (matches(recorded: pair.name, sent: sent.name) && matches(recorded: pair.value, sent: sent.value))
             }
             guard let index else { return false }
             unmatched.remove(at: index)
         }
         return true
+    }
+
+    /// Whether `sent` is `recorded` with anything in the places of its placeholders.
+    static func matches(recorded: String, sent: String) -> Bool {
+        guard recorded.contains(placeholder) else { return recorded == sent }
+        let pieces = recorded.components(separatedBy: placeholder)
+        guard let first = pieces.first, let last = pieces.last, sent.hasPrefix(first) else { return false }
+        var rest = sent.dropFirst(first.count)
+        for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {
+            guard let range = rest.range(of: piece) else { return false }
+            rest = rest[range.upperBound...]
+        }
+        return rest.count >= last.count && rest.hasSuffix(last)
     }
 
     private static func hostAndPort(_ authority: Substring, scheme: String) -> (String, Int?)? {
