@@ -102,7 +102,9 @@ final class HTTPArchiveEngineTests: XCTestCase {
 
     func test_dataThatIsNotAnArchiveIsABadResponseError() {
         let cases = ["not json at all", #"{"entries": []}"#, #"{"log": {"entries": [{"request": {"method": "GET"}}]}}"#,
-                     #"{"log": {"entries": [{"request": {"method": "GET", "url": "/relative"}, "response": {"status": 200}}]}}"#]
+                     #"{"log": {"entries": [{"request": {"method": "GET", "url": "/relative"}, "response": {"status": 200}}]}}"#,
+                     #"{"log": {"entries": [{"request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": 1e300}}]}}"#,
+                     #"{"log": {"entries": [{"request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": 200.5}}]}}"#]
         for text in cases {
             XCTAssertThrowsError(try HTTPArchiveEngine(data: Data(text.utf8)), text) { error in
                 let error = error as? HTTPTransportError

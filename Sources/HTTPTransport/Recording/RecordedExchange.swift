@@ -31,7 +31,7 @@ struct RecordedExchange: Sendable {
         exchanges.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
             guard let exchange = RecordedExchange(entry as? [String: Any] ?? [:]) else {
-                throw notArchive("entry \(index) lacks request.method, request.url (absolute) or response.status")
+                throw notArchive("entry \(index) lacks request.method, request.url (absolute) or response.status (0 to 999)")
             }
             exchanges.append(exchange)
         }
@@ -46,7 +46,8 @@ struct RecordedExchange: Sendable {
     private init?(_ entry: [String: Any]) {
         guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any],
               let method = request["method"] as? String, let urlText = request["url"] as? String,
-              let url = ArchiveURLPattern(urlText), let status = Self.number(response["status"])
+              let url = ArchiveURLPattern(urlText), let status = Self.number(response["status"]),
+              (0...999).contains(status), status.rounded() == status
         else { return nil }
         self.method = method.uppercased()
         self.url = url
@@ -57,7 +58,7 @@ struct RecordedExchange: Sendable {
         body = (content["text"] as? String).flatMap { ArchiveBody.data(text: $0, encoding: content["encoding"] as? String) }
             ?? Data()
         let errorText = response["_error"] as? String ?? entry["_error"] as? String
-        if self.status <= 0 {
+        if self.status == 0 {
             let name = response["_errorCode"] as? String
             failure = HTTPTransportError.Code.allCases.first { String(describing: $0) == name } ?? .other
             failureMessage = errorText ?? "The recorded exchange got no response."
