@@ -2,23 +2,21 @@ import Foundation
 
 /// A recorded URL as a replay matches it: scheme, host and port (the scheme's default when
 /// none is written), path, and the query as a bag of `name=value` pairs, so their order does
-/// not matter. Where redaction put `<redacted>`, anything matches: a value recorded as
-/// `<redacted>` matches any value, one recorded as `https://user:<redacted>@host` (a nested URL)
-/// any value of that shape, and a whole pair recorded as `<redacted>` any one pair. User info is
-/// ignored: it is never sent as part of the URL.
+/// not matter. Where redaction put `<redacted>`, anything matches: a pair recorded as
+/// `token=<redacted>` matches any `token` value, one recorded as
+/// `redirect_uri=https://user:<redacted>@host` (a nested URL) any value of that shape, and a whole
+/// pair recorded as `<redacted>` any one pair. User info is ignored: it is never sent as part of
+/// the URL.
 ///
 /// Parsed by hand rather than by `URLComponents`, which refuses the `<` and `>` of a redacted value.
 struct ArchiveURLPattern: Sendable {
-    private struct Pair: Sendable, Equatable {
-        var name: String
-        var value: String
-    }
-
     private let scheme: String
     private let host: String
     private let port: Int?
     private let path: String
-    private let query: [Pair]
+    /// The query's `name=value` pairs, each percent-decoded as a whole: redaction may have put a
+    /// placeholder over the `=` itself (a pair too deeply nested to read is hidden whole).
+    private let query: [String]
 
     /// Nil for a text that is not an absolute URL with a host.
     init?(_ text: String) {
@@ -48,38 +46,59 @@ struct ArchiveURLPattern: Sendable {
         other.scheme == scheme && other.host == host && other.port == port && Self.matches(recorded: path, sent: other.path)
     }
 
-    private static let placeholder = LogRedaction.placeholder
-
     /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted part,
-    /// then whole redacted pairs, so a wildcard never takes the pair an exact one needs.
-    private static func queryMatches(recorded: [Pair], sent: [Pair]) -> Bool {
+    /// the most specific (the most text outside placeholders) first, so a wildcard never takes the
+    /// pair a more exact one needs.
+    private static func queryMatches(recorded: [String], sent: [String]) -> Bool {
         guard recorded.count == sent.count else { return false }
         var unmatched = sent
-        let wholeRedacted = Pair(name: placeholder, value: "")
-        let redacted = recorded.filter { "\($0.name)=\($0.value)".contains(placeholder) }
-        let ordered = recorded.filter { !"\($0.name)=\($0.value)".contains(placeholder) }
-            + redacted.filter { $0 != wholeRedacted } + redacted.filter { $0 == wholeRedacted }
-        for pair in ordered {
-            let index = unmatched.firstIndex { sent in
-                pair == wholeRedacted || (matches(recorded: pair.name, sent: sent.name) && matches(recorded: pair.value, sent: sent.value))
-            }
-            guard let index else { return false }
+        let ordered = recorded.map { (pair: $0, specificity: specificity($0)) }.sorted { $0.specificity > $1.specificity }
+        for (pair, _) in ordered {
+            guard let index = unmatched.firstIndex(where: { matches(recorded: pair, sent: $0) }) else { return false }
             unmatched.remove(at: index)
         }
         return true
     }
 
-    /// Whether `sent` is `recorded` with anything in the places of its placeholders.
+    /// Bytes outside placeholders; a pair without a placeholder comes before any with one.
+    private static func specificity(_ pair: String) -> Int {
+        let pieces = pieces(of: pair)
+        return pieces.count == 1 ? Int.max : pieces.reduce(0) { $0 + $1.count }
+    }
+
+    private static let placeholder = Array(LogRedaction.placeholder.utf8)
+
+    /// Whether `sent` is `recorded` with anything in the places of its placeholders. Compared as
+    /// UTF-8 bytes: as characters, a combining mark after a placeholder's place would join the
+    /// character before it and match nothing.
     static func matches(recorded: String, sent: String) -> Bool {
-        guard recorded.contains(placeholder) else { return recorded == sent }
-        let pieces = recorded.components(separatedBy: placeholder)
-        guard let first = pieces.first, let last = pieces.last, sent.hasPrefix(first) else { return false }
-        var rest = sent.dropFirst(first.count)
+        let pieces = pieces(of: recorded), sent = Array(sent.utf8)
+        guard let first = pieces.first, let last = pieces.last, pieces.count > 1 else { return pieces.first == sent }
+        guard sent.starts(with: first) else { return false }
+        var position = first.count
         for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {
-            guard let range = rest.range(of: piece) else { return false }
-            rest = rest[range.upperBound...]
+            guard let start = firstIndex(of: piece, in: sent, from: position) else { return false }
+            position = start + piece.count
         }
-        return rest.count >= last.count && rest.hasSuffix(last)
+        return sent.count - position >= last.count && sent.suffix(last.count).elementsEqual(last)
+    }
+
+    /// The UTF-8 bytes between placeholders (one piece when there is none).
+    private static func pieces(of text: String) -> [[UInt8]] {
+        let bytes = Array(text.utf8)
+        var pieces: [[UInt8]] = [], start = 0, index = 0
+        while let found = firstIndex(of: placeholder, in: bytes, from: index) {
+            pieces.append(Array(bytes[start..<found]))
+            start = found + placeholder.count
+            index = start
+        }
+        pieces.append(Array(bytes[start...]))
+        return pieces
+    }
+
+    private static func firstIndex(of piece: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard !piece.isEmpty, bytes.count - start >= piece.count else { return nil }
+        return (start...(bytes.count - piece.count)).first { bytes[$0..<($0 + piece.count)].elementsEqual(piece) }
     }
 
     private static func hostAndPort(_ authority: Substring, scheme: String) -> (String, Int?)? {
@@ -99,11 +118,8 @@ struct ArchiveURLPattern: Sendable {
         return (host.lowercased(), port)
     }
 
-    private static func pairs(_ query: Substring) -> [Pair] {
-        query.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return Pair(name: decoded(parts[0]), value: parts.count > 1 ? decoded(parts[1]) : "")
-        }
+    private static func pairs(_ query: Substring) -> [String] {
+        query.split(separator: "&").map(decoded)
     }
 
     private static func decoded(_ text: Substring) -> String {
