@@ -80,7 +80,9 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+            ],
+            // HAR files exported by browsers, read by HTTPArchiveEngineTests through #filePath.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -25,6 +25,7 @@ let fuzzTargets = [
     "FuzzIPAddress",
     "FuzzProxy",
     "FuzzRedaction",
+    "FuzzHTTPArchive",
 ]
 
 let package = Package(

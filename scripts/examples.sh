@@ -106,6 +106,31 @@ check "created, updated and deleted a node" has_all '201 created node' 'title is
 check "no unexpected result" lacks 'UNEXPECTED'
 show_on_failure
 
+# --- DependentRequests: the same flow recorded into a HAR file, then replayed from it -----
+start DependentRequests-record
+archive="$logs/flow.har"
+run DependentRequests --record "$archive"
+recorded_log="$current_log"
+check "exits 0" [ "$status" -eq 0 ]
+check "all its checks passed" has '^DependentRequests: all [0-9]+ checks passed$'
+check "every exchange was recorded" has '^archive: recorded 12 exchanges in '
+check "the archive is private (mode 600)" [ "$(stat -c %a "$archive" 2>/dev/null)" = 600 ]
+# The password, the Basic credentials (base64 of "admin:"), a session cookie's value.
+check "no secret in the archive" bash -c "! grep -Eq 'correct horse|YWRtaW46|SESS[0-9a-f]+=[^<]' '$archive'"
+check "a HAR reader from PyPI opens it (haralyzer)" bash -c "python3 scripts/check_har.py '$archive' >>'$current_log' 2>&1"
+check "haralyzer read every entry" has '^check_har: .*: HAR 1\.2 by HTTPTransport, 12 entries'
+show_on_failure
+
+start DependentRequests-replay
+recorded_port=$(grep -oE '^Drupal-like site: http://127\.0\.0\.1:[0-9]+' "$recorded_log" | grep -oE '[0-9]+$' || echo 0)
+run DependentRequests --replay "$archive"
+check "exits 0" [ "$status" -eq 0 ]
+check "all its checks passed" has '^DependentRequests: all [0-9]+ checks passed$'
+check "replayed from the file" has '^archive: replayed .*, no server started$'
+check "the recorded site is gone (port $recorded_port closed)" bash -c "! (exec 3<>/dev/tcp/127.0.0.1/$recorded_port) 2>/dev/null"
+check "the same output as the recorded run" diff <(grep -v '^archive: \|^check_har: ' "$recorded_log") <(grep -v '^archive: ' "$current_log")
+show_on_failure
+
 # --- Middleware: custom interceptors and StubEngine ---------------------------------------
 start Middleware
 run Middleware

@@ -20,3 +20,8 @@ if ! python3 -c "import cryptography" >/dev/null 2>&1; then
     echo "setup: installing the test server's Python packages"
     python3 -m pip install --quiet cryptography
 fi
+
+if ! python3 -c "import haralyzer" >/dev/null 2>&1; then
+    echo "setup: installing haralyzer (a HAR reader, for scripts/check_har.py)"
+    python3 -m pip install --quiet haralyzer==2.4.0
+fi

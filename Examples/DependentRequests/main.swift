@@ -4,6 +4,8 @@
 // Every request is built on one base request.
 //
 //   swift run DependentRequests
+//   swift run DependentRequests --record flow.har    # the same, every exchange kept in a HAR file
+//   swift run DependentRequests --replay flow.har    # the same flow from the file: no server, no network
 //
 // The "Drupal site" is a local server this program starts on 127.0.0.1; it mimics Drupal's
 // REST endpoints: POST /user/login, GET /session/token, POST /node, GET|PATCH|DELETE /node/{nid},
@@ -13,8 +15,9 @@ import Foundation
 import HTTPTransport
 
 let checks = ExampleChecks(name: "DependentRequests")
-let site = try FakeDrupalSite.start()
-print("Drupal-like site: \(site.baseURL)\n")
+let connection = try SiteConnection.fromArguments(CommandLine.arguments)
+let baseURL = connection.baseURL
+print("Drupal-like site: \(baseURL)\n")
 
 // MARK: - The client's moving parts
 
@@ -28,6 +31,7 @@ let csrfToken = CSRFTokenStore()
 let verbose = CommandLine.arguments.contains("--verbose")
 
 let transport = HTTPTransport(
+    session: connection.session,
     requestInterceptors: [
         AddCookieInterceptor(cookieProvider: cookies),
         // Last, so it logs what is sent; Cookie and X-CSRF-Token show as <redacted>.
@@ -38,12 +42,12 @@ let transport = HTTPTransport(
         LogResponseInterceptor(logLevel: verbose ? .everything : .nothing,
                                redaction: .default.hiding(bodyFields: ["csrf_token", "logout_token"])),
         ClarifyErrorInterceptor(),  // Drupal errors are {"message": "…"}
-    ]
+    ] + connection.recording  // with --record, the HTTPArchiveRecorder
 )
 
 /// The base request: the site's address, JSON everywhere (`?_format=json` and `Accept`), and the
 /// CSRF interceptor. Every request below is `HTTPRequest(…, base: drupal)`.
-let drupal = HTTPRequest(endpoint: site.baseURL, timeout: 10)
+let drupal = HTTPRequest(endpoint: baseURL, timeout: 10)
     .with(header: "Accept", value: "application/json")
     .with(parameter: "_format", value: "json", encoding: .url)
     .with(interceptors: [CSRFTokenInterceptor(store: csrfToken)])
@@ -59,7 +63,7 @@ switch transport.send(request: login) {
 case .success(let response):
     let body = try response.decode(LoginResponse.self)
     csrfToken.set(body.csrfToken)
-    let sessionCookie = cookies.cookies(for: URL(string: site.baseURL)!).first
+    let sessionCookie = cookies.cookies(for: URL(string: baseURL)!).first
     print("   logged in as \(body.currentUser.name) (uid \(body.currentUser.uid))")
     print("   session cookie \(sessionCookie?.name ?? "-") stored, CSRF token \(body.csrfToken.prefix(6))…")
     checks.expect(sessionCookie?.name.hasPrefix("SESS") == true, "the session cookie is in the cookie storage")
@@ -122,7 +126,7 @@ checks.expect(reread?.body == "Fine, thanks.", "reading again shows the update (
 
 // What the CSRF interceptor is for: the same PATCH without the token is refused.
 print("   without X-CSRF-Token:")
-let unprotected = HTTPRequest(httpMethod: .patch, endpoint: site.baseURL + "/node/\(nid)?_format=json")
+let unprotected = HTTPRequest(httpMethod: .patch, endpoint: baseURL + "/node/\(nid)?_format=json")
     .with(parameters: ["title": [["value": "Hijacked"]]], encoding: .json)
 if let error = transport.send(request: unprotected).error {
     print("   \(error.httpStatusCode?.rawValue ?? 0): \(error.responseBodyErrorMessage ?? error.message)")
@@ -148,8 +152,9 @@ checks.expect(gone.error?.httpStatusCode == .notFound, "the deleted node is gone
 // MARK: - 6. Basic auth instead of a cookie (stateless, no CSRF token needed)
 
 print("6. GET /user/1 with Basic auth, no cookie")
-let basic = HTTPRequest(endpoint: site.baseURL + "/user/1?_format=json").with(basicAuthUser: "admin", password: "correct horse")
-let noCookies = HTTPTransport()  // a second transport without the cookie interceptors
+let basic = HTTPRequest(endpoint: baseURL + "/user/1?_format=json").with(basicAuthUser: "admin", password: "correct horse")
+// A second transport without the cookie interceptors (on the same session, so it records or replays too).
+let noCookies = HTTPTransport(session: connection.session, responseInterceptors: [ClarifyErrorInterceptor()] + connection.recording)
 let account = try noCookies.send(request: basic).value?.decode(User.self)
 print("   user \(account?.uid ?? 0): \(account?.name ?? "-")")
 checks.expect(account?.name == "admin", "Basic auth works without a session")
@@ -161,10 +166,10 @@ let logout = HTTPRequest(httpMethod: .post, endpoint: "/user/logout", base: drup
     .with(parameter: "token", value: logoutToken, encoding: .url)
 let loggedOut = transport.send(request: logout)
 checks.expect(loggedOut.value?.httpStatus == .noContent, "logged out (204)")
-checks.expect(cookies.cookies(for: URL(string: site.baseURL)!).isEmpty, "the expired session cookie left the storage")
+checks.expect(cookies.cookies(for: URL(string: baseURL)!).isEmpty, "the expired session cookie left the storage")
 let anonymous = transport.send(request: HTTPRequest(endpoint: "/node/1", base: drupal))
 print("   after logout: \(anonymous.error?.httpStatusCode?.rawValue ?? 0) \(anonymous.error?.responseBodyErrorMessage ?? "")")
 checks.expect(anonymous.error?.httpStatusCode == .forbidden, "requests after logout are anonymous (403)")
 
-site.server.stop()
+try connection.finish()
 checks.finish()

@@ -96,36 +96,4 @@ enum CookieFile {
         default: return nil
         }
     }
-
-    // MARK: - Disk
-
-    /// Writes `data` to `url` atomically: into a new temporary file (mode 0600) in the same
-    /// directory, flushed to disk, then renamed over `url`. On failure the temporary file is
-    /// removed and `url` is left as it was.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(
-            atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]
-        ) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            do {
-                try handle.write(contentsOf: data)
-                try handle.synchronize()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-    }
 }

@@ -253,7 +253,7 @@ public final class CookieStorage: CookieStoring, CookieProviding, Sendable {
         guard let file else { return }
         let time = now()
         let cookies = withState { $0.liveEntries(now: time).map(\.cookie) }.filter { !$0.isSessionCookie }
-        try CookieFile.writeAtomically(Data(CookieFile.text(for: cookies).utf8), to: file)
+        try AtomicFile.write(Data(CookieFile.text(for: cookies).utf8), to: file)
     }
 
     /// Forgets every cookie (the file changes only on the next `save()`).

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A recorded URL as a replay matches it: scheme, host and port (the scheme's default when
+/// none is written), path, and the query as a bag of `name=value` pairs, so their order does
+/// not matter. Where redaction put `<redacted>`, anything matches: a pair recorded as
+/// `token=<redacted>` matches any `token` value, one recorded as
+/// `redirect_uri=https://user:<redacted>@host` (a nested URL) any value of that shape, and a whole
+/// pair recorded as `<redacted>` any one pair. User info is ignored: it is never sent as part of
+/// the URL.
+///
+/// Parsed by hand rather than by `URLComponents`, which refuses the `<` and `>` of a redacted value.
+struct ArchiveURLPattern: Sendable {
+    private let scheme: String
+    private let host: String
+    private let port: Int?
+    private let path: String
+    /// The query's `name=value` pairs, each percent-decoded as a whole: redaction may have put a
+    /// placeholder over the `=` itself (a pair too deeply nested to read is hidden whole).
+    private let query: [String]
+
+    /// Nil for a text that is not an absolute URL with a host.
+    init?(_ text: String) {
+        guard let separator = text.range(of: "://") else { return nil }
+        scheme = text[..<separator.lowerBound].lowercased()
+        let rest = text[separator.upperBound...].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let (host, port) = Self.hostAndPort(authority, scheme: scheme) else { return nil }
+        self.host = host
+        self.port = port
+        let target = rest[authorityEnd...]
+        let queryStart = target.firstIndex(of: "?")
+        let path = Self.decoded(target[..<(queryStart ?? target.endIndex)])
+        self.path = path.isEmpty ? "/" : path
+        query = queryStart.map { Self.pairs(target[target.index(after: $0)...]) } ?? []
+    }
+
+    /// Whether `sent` (a request's URL) is this recorded URL.
+    func matches(_ sent: ArchiveURLPattern) -> Bool {
+        hasSameResource(as: sent) && Self.queryMatches(recorded: query, sent: sent.query)
+    }
+
+    /// Whether `other` has this scheme, host, port and path, whatever its query.
+    func hasSameResource(as other: ArchiveURLPattern) -> Bool {
+        other.scheme == scheme && other.host == host && other.port == port && Self.matches(recorded: path, sent: other.path)
+    }
+
+    /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted part,
+    /// the most specific (the most text outside placeholders) first, so a wildcard never takes the
+    /// pair a more exact one needs.
+    private static func queryMatches(recorded: [String], sent: [String]) -> Bool {
+        guard recorded.count == sent.count else { return false }
+        var unmatched = sent
+        let ordered = recorded.map { (pair: $0, specificity: specificity($0)) }.sorted { $0.specificity > $1.specificity }
+        for (pair, _) in ordered {
+            guard let index = unmatched.firstIndex(where: { matches(recorded: pair, sent: $0) }) else { return false }
+            unmatched.remove(at: index)
+        }
+        return true
+    }
+
+    /// Bytes outside placeholders; a pair without a placeholder comes before any with one.
+    private static func specificity(_ pair: String) -> Int {
+        let pieces = pieces(of: pair)
+        return pieces.count == 1 ? Int.max : pieces.reduce(0) { $0 + $1.count }
+    }
+
+    private static let placeholder = Array(LogRedaction.placeholder.utf8)
+
+    /// Whether `sent` is `recorded` with anything in the places of its placeholders. Compared as
+    /// UTF-8 bytes: as characters, a combining mark after a placeholder's place would join the
+    /// character before it and match nothing.
+    static func matches(recorded: String, sent: String) -> Bool {
+        let pieces = pieces(of: recorded), sent = Array(sent.utf8)
+        guard let first = pieces.first, let last = pieces.last, pieces.count > 1 else { return pieces.first == sent }
+        guard sent.starts(with: first) else { return false }
+        var position = first.count
+        for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {
+            guard let start = firstIndex(of: piece, in: sent, from: position) else { return false }
+            position = start + piece.count
+        }
+        return sent.count - position >= last.count && sent.suffix(last.count).elementsEqual(last)
+    }
+
+    /// The UTF-8 bytes between placeholders (one piece when there is none).
+    private static func pieces(of text: String) -> [[UInt8]] {
+        let bytes = Array(text.utf8)
+        var pieces: [[UInt8]] = [], start = 0, index = 0
+        while let found = firstIndex(of: placeholder, in: bytes, from: index) {
+            pieces.append(Array(bytes[start..<found]))
+            start = found + placeholder.count
+            index = start
+        }
+        pieces.append(Array(bytes[start...]))
+        return pieces
+    }
+
+    private static func firstIndex(of piece: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard !piece.isEmpty, bytes.count - start >= piece.count else { return nil }
+        return (start...(bytes.count - piece.count)).first { bytes[$0..<($0 + piece.count)].elementsEqual(piece) }
+    }
+
+    private static func hostAndPort(_ authority: Substring, scheme: String) -> (String, Int?)? {
+        var host = authority, portText: Substring?
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { return nil }
+        var port = portText.flatMap { Int($0) }
+        if portText != nil, port == nil, portText?.isEmpty == false { return nil }
+        if port == nil { port = ["http": 80, "https": 443][scheme] }
+        return (host.lowercased(), port)
+    }
+
+    private static func pairs(_ query: Substring) -> [String] {
+        query.split(separator: "&").map(decoded)
+    }
+
+    private static func decoded(_ text: Substring) -> String {
+        String(text).removingPercentEncoding ?? String(text)
+    }
+}
