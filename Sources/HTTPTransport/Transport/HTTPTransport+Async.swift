@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A send blocks a thread for the whole exchange (libcurl's easy interface), so it never runs on
 /// the cooperative thread pool: it runs on the library's own transfer threads (see
-/// `TransferThreads`), and the awaiting task is suspended meanwhile. Cancelling the task cancels
+/// `TransferThreads`, one pool per session), and the awaiting task is suspended meanwhile. Cancelling the task cancels
 /// the transfer (through a `CancellationHandle`), and the call throws `.cancelled` promptly.
 ///
 /// ```swift
@@ -43,7 +43,8 @@ extension HTTPTransport {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 guard job.install(continuation) else { return }  // already cancelled: resumed
-                TransferThreads.shared.run {
+                let threads = (request.session ?? self.session).asyncThreads
+                threads.run(origin: TransferThreads.origin(of: request.endpoint)) {
                     guard job.start() else { return }  // cancelled while queued: resumed
                     job.finish(TelemetryContext.run(in: context) { self.send(request: request, control: control) })
                 }

@@ -82,6 +82,9 @@ public final class Session: Sendable {
     let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
+    /// The threads this session's async sends run on (its own: another session's slow origins
+    /// never hold them).
+    let asyncThreads = TransferThreads(maxThreads: 64, idleTimeout: 30)
     /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
     let cacheConnectionIdentity: String
 

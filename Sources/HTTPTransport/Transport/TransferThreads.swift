@@ -1,109 +1,51 @@
 import Foundation
 
-/// One awaited send: resumes its continuation exactly once, whether the transfer finished, or
-/// the task was cancelled before the transfer started. The result itself crosses threads under
-/// the job's lock, not through the continuation: the continuation only wakes the task, which then
-/// takes the result (`result`). ThreadSanitizer sees a pthread mutex (`NSLock`); it does not see
-/// the concurrency runtime's hand-over from a thread of ours to the task's executor, and on Linux
-/// it cannot see `Synchronization.Mutex`'s futex either.
-final class AsyncSendJob: @unchecked Sendable {
-    private enum State {
-        case waiting(cancelled: Bool)
-        case queued(CheckedContinuation<Void, Never>)
-        case running(CheckedContinuation<Void, Never>)
-        case done(HTTPTransport.Result)
-    }
-
-    private let lock = NSLock()
-    private var state = State.waiting(cancelled: false)  // guarded by `lock`
-    private let cancelledError: HTTPTransportError
-
-    init(cancelledError: HTTPTransportError) { self.cancelledError = cancelledError }
-
-    /// Takes the continuation; `false` (and resumed, answered `.cancelled`) when cancelled already.
-    func install(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        let cancelled = lock.withLock { () -> Bool in
-            guard case .waiting(let cancelled) = state else { return true }
-            state = cancelled ? .done(.failure(error: cancelledError)) : .queued(continuation)
-            return cancelled
-        }
-        if cancelled { continuation.resume() }
-        return !cancelled
-    }
-
-    /// Called on the transfer thread: `true` when the transfer should run.
-    func start() -> Bool {
-        lock.withLock {
-            guard case .queued(let continuation) = state else { return false }
-            state = .running(continuation)
-            return true
-        }
-    }
-
-    func finish(_ result: HTTPTransport.Result) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard case .running(let continuation) = state else { return nil }
-            state = .done(result)
-            return continuation
-        }
-        continuation?.resume()
-    }
-
-    /// The task was cancelled: a send not started yet is answered now (a running one is stopped
-    /// through its `CancellationHandle` and finishes by itself).
-    func cancel() {
-        let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            switch state {
-            case .waiting:
-                state = .waiting(cancelled: true)
-                return nil
-            case .queued(let continuation):
-                state = .done(.failure(error: cancelledError))
-                return continuation
-            case .running, .done:
-                return nil
-            }
-        }
-        continuation?.resume()
-    }
-
-    /// The answer, read by the task once its continuation was resumed.
-    var result: HTTPTransport.Result {
-        lock.withLock {
-            guard case .done(let result) = state else { return .failure(error: cancelledError) }
-            return result
-        }
-    }
-}
-
-/// The library's own threads for async sends: blocking transfers never occupy the cooperative
-/// pool. Threads are started on demand, up to `maxThreads` at once (further sends wait in a
-/// FIFO queue, and their time-out starts when they run); a thread idle for `idleTimeout` seconds
-/// ends.
+/// Threads for async sends, one pool per session: blocking transfers never occupy the cooperative
+/// pool, and one session's slow origins never hold another session's threads. Threads are started
+/// on demand, up to `maxThreads` at once, and end after `idleTimeout` seconds without work.
+///
+/// Jobs wait in order of arrival, with one exception that keeps a slow origin from starving the
+/// others: one origin (scheme, host, port) holds at most `maxPerOrigin` threads, so while it has
+/// that many running, the first waiting job of another origin goes first. A queued send's
+/// time-out starts when it runs.
 final class TransferThreads: @unchecked Sendable {
-    static let shared = TransferThreads(maxThreads: 64, idleTimeout: 30)
-
     let maxThreads: Int
+    let maxPerOrigin: Int
     let idleTimeout: TimeInterval
     // Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
+    /// Waiting jobs per origin, each in arrival order (`sequence`).
+    private var waiting: [String: [(sequence: UInt64, job: @Sendable () -> Void)]] = [:]
+    private var waitingCount = 0
+    private var nextSequence: UInt64 = 0
+    /// Running jobs per origin.
+    private var running: [String: Int] = [:]
     private var threads = 0
     private var idle = 0
 
-    init(maxThreads: Int, idleTimeout: TimeInterval) {
+    /// A pool; `maxPerOrigin` defaults to three quarters of the threads (at least one).
+    init(maxThreads: Int, maxPerOrigin: Int? = nil, idleTimeout: TimeInterval) {
         self.maxThreads = max(1, maxThreads)
+        self.maxPerOrigin = min(self.maxThreads, max(1, maxPerOrigin ?? self.maxThreads * 3 / 4))
         self.idleTimeout = idleTimeout
     }
 
-    /// Runs `job` on one of the transfer threads.
-    func run(_ job: @escaping @Sendable () -> Void) {
+    /// The origin key of an endpoint: `scheme://host:port`, or "" when it cannot be read.
+    static func origin(of endpoint: String) -> String {
+        guard let components = URLComponents(string: endpoint), let scheme = components.scheme?.lowercased(),
+              let host = components.host?.lowercased() else { return "" }
+        return "\(scheme)://\(host):\(components.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// Runs `job` on one of the pool's threads, counted against `origin`.
+    func run(origin: String = "", _ job: @escaping @Sendable () -> Void) {
         condition.lock()
-        jobs.append(job)
-        // A new thread when the queued jobs outnumber the idle threads that will take them.
-        let startThread = jobs.count - head > idle && threads < maxThreads
-        if startThread { threads += 1 } else { condition.signal() }
+        nextSequence += 1
+        waiting[origin, default: []].append((nextSequence, job))
+        waitingCount += 1
+        // A new thread when the waiting jobs outnumber the idle threads that will take them.
+        let startThread = waitingCount > idle && threads < maxThreads
+        if startThread { threads += 1 } else { condition.broadcast() }
         condition.unlock()
         if startThread {
             let thread = Thread { [self] in work() }
@@ -112,29 +54,50 @@ final class TransferThreads: @unchecked Sendable {
         }
     }
 
+    /// The oldest waiting job of an origin that may take another thread (under the lock).
+    private func takeNext() -> (origin: String, job: @Sendable () -> Void)? {
+        var best: (origin: String, sequence: UInt64)?
+        for (origin, jobs) in waiting {
+            guard let first = jobs.first, running[origin, default: 0] < maxPerOrigin else { continue }
+            if let current = best, current.sequence < first.sequence { continue }
+            best = (origin, first.sequence)
+        }
+        guard let origin = best?.origin, var jobs = waiting[origin] else { return nil }
+        let job = jobs.removeFirst().job
+        waiting[origin] = jobs.isEmpty ? nil : jobs
+        waitingCount -= 1
+        running[origin, default: 0] += 1
+        return (origin, job)
+    }
+
     private func work() {
         condition.lock()
         while true {
-            if head < jobs.count {
-                let job = jobs[head]
-                head += 1
-                if head == jobs.count {
-                    jobs.removeAll(keepingCapacity: jobs.count <= 1024)
-                    head = 0
-                }
+            if let (origin, job) = takeNext() {
                 condition.unlock()
                 job()
                 condition.lock()
+                running[origin, default: 1] -= 1
+                if running[origin] == 0 { running[origin] = nil }
+                // A job of this origin may have been waiting for the thread this one held.
+                if waitingCount > 0 { condition.broadcast() }
                 continue
             }
             idle += 1
             let signalled = condition.wait(until: Date(timeIntervalSinceNow: idleTimeout))
             idle -= 1
-            if !signalled, head >= jobs.count {
+            if !signalled, waitingCount == 0 {
                 threads -= 1
                 break
             }
         }
         condition.unlock()
+    }
+
+    /// Threads alive now, and jobs waiting (for tests and telemetry).
+    var counts: (threads: Int, waiting: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (threads, waitingCount)
     }
 }
