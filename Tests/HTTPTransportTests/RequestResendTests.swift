@@ -98,4 +98,24 @@ final class RequestResendTests: XCTestCase {
         }
         XCTAssertEqual(reused, [false, true, true, true, true])
     }
+
+    func testAConditionalRequestIsSentOnce() throws {
+        let key = uniqueKey()
+        let request = HTTPRequest(httpMethod: .put, endpoint: endpoint(key), headers: ["If-Match": "\"v1\""])
+        let (result, copies) = try sendOnWarmConnection(request, key: key)
+        XCTAssertEqual(copies, 1)
+        XCTAssertEqual(result.error?.code, .badResponse)
+    }
+
+    func testACacheRevalidationOnAConnectionTheServerClosesIsSentOnce() throws {
+        let key = uniqueKey()
+        var configuration = Session.Configuration()
+        configuration.cache = HTTPCache()
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        let request = HTTPRequest(endpoint: server.http + "/fault/close-on-revalidation?key=\(key)")
+        XCTAssertEqual(try sendOK(transport, request).getString(), "stored")
+        _ = transport.send(request: request)  // stale: revalidated on the kept-alive connection
+        let count = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/fault/read-then-close/count?key=\(key)"))
+        XCTAssertEqual(try count.getJSONDictionary()?["count"] as? Int, 1)
+    }
 }

@@ -20,16 +20,25 @@ extension TransferState {
         guard requestsStarted > 1, !mayResend else { return true }
         storedError = HTTPTransportError(
             code: .badResponse,
-            message: "The connection closed after the request was sent and before any response arrived: the server may have processed it. It was not sent again: a POST or PATCH is resent only by a retry policy that allows it (RetryPolicy(retriesNonIdempotentRequests: true), or an idempotency key).",
+            message: "The connection closed after the request was sent and before any response arrived: the server may have processed it. It was not sent again: a POST, a PATCH or a conditional request is resent only by a retry policy that allows it (RetryPolicy(retriesNonIdempotentRequests: true), or an idempotency key).",
             url: requestURL)
         return false
     }
 }
 
 extension RawRequest {
-    /// Whether libcurl may resend this request by itself on a fresh connection: only idempotent
-    /// methods (RFC 9110 §9.2.2), and never a request the cache marked to be sent once.
-    var mayBeResentByLibcurl: Bool { method.isIdempotent }
+    /// Whether libcurl may resend this request by itself on a fresh connection: an idempotent
+    /// method (RFC 9110 §9.2.2) without preconditions. A conditional request (a cache's
+    /// revalidation, an `If-Match` update) is sent once: the first copy may have changed what the
+    /// precondition tests, so a resend's answer (412, or 304 for what the first copy replaced)
+    /// would not be the answer to the request as the caller made it.
+    var mayBeResentByLibcurl: Bool {
+        guard method.isIdempotent else { return false }
+        return !Self.preconditionFields.contains { headers[$0] != nil }
+    }
+
+    /// RFC 9110 §13.1.
+    static let preconditionFields = ["If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"]
 }
 
 let curlPrereqCallback: ccurl_prereq_callback = { userdata, _, _, _, _ in

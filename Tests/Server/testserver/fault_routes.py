@@ -60,6 +60,14 @@ class FaultRoutes:
             count = RECEIVED.get(key, 0)
         self.send_json({"count": count})
 
+    def r_fault_close_on_revalidation(self, rest):
+        """A stale cacheable response with an entity tag; a conditional request for it is read,
+        counted and answered by closing the connection."""
+        key = first(self.qs, "key", "default")
+        if self.headers.get("If-None-Match") is None:
+            return self.send(200, b"stored", "text/plain", [("ETag", '"v1"'), ("Cache-Control", "max-age=0")])
+        self.r_fault_read_then_close(rest)
+
     def r_fault_four_digit_status(self, rest):
         self._response_started = True
         self.wfile.write(b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -93,6 +101,7 @@ EXACT_ROUTES = {
     "/fault/chunked-truncated": FaultRoutes.r_fault_chunked_truncated,
     "/fault/read-then-close": FaultRoutes.r_fault_read_then_close,
     "/fault/read-then-close/count": FaultRoutes.r_fault_read_then_close_count,
+    "/fault/close-on-revalidation": FaultRoutes.r_fault_close_on_revalidation,
     "/fault/four-digit-status": FaultRoutes.r_fault_four_digit_status,
     "/fault/status-line-in-headers": FaultRoutes.r_fault_status_line_in_headers,
     "/fault/interim-then-final": FaultRoutes.r_fault_interim_then_final,
