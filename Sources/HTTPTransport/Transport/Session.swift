@@ -68,6 +68,19 @@ public final class Session: Sendable {
         /// The HTTP cache, or nil (the default) for none. See `HTTPCache`.
         public var cache: HTTPCache?
 
+        // Concurrency (README "Concurrency")
+        /// The most connections async sends and `send(requests:)` open to one origin at once
+        /// (default 0: no limit of its own; one origin still holds at most three quarters of
+        /// `maxConcurrentTransfers`, so a slow host cannot starve the others).
+        public var maxConnectionsPerHost: Int = 0
+        /// The most async sends and `send(requests:)` exchanges of this session in flight at
+        /// once (default 1,000); more wait in order, their time-out starting when they start.
+        public var maxConcurrentTransfers: Int = 1_000
+        /// Whether concurrent requests to an HTTP/2 origin may share one connection (default
+        /// `true`). Each exchange in flight has its own connection today: sharing comes with the
+        /// session's transfer loop.
+        public var multiplexing: Bool = true
+
         /// The defaults.
         public init() {}
     }
@@ -82,9 +95,9 @@ public final class Session: Sendable {
     let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
-    /// The threads this session's async sends run on (its own: another session's slow origins
-    /// never hold them).
-    let asyncThreads = TransferThreads(maxThreads: 64, idleTimeout: 30)
+    /// The threads this session's async sends and fan-outs run on (its own: another session's
+    /// slow origins never hold them).
+    let asyncThreads: TransferThreads
     /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
     let cacheConnectionIdentity: String
 
@@ -96,6 +109,10 @@ public final class Session: Sendable {
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
         telemetry = SessionTelemetry(configuration: configuration, engine: engine)
+        asyncThreads = TransferThreads(
+            maxThreads: configuration.maxConcurrentTransfers,
+            maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
+            idleTimeout: 30)
         cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTransport
+import XCTest
+
+/// `transport.send(requests:)`: every request in flight together (up to `maxConcurrentTransfers`),
+/// results in the order given, each as `send(request:)` would give it.
+final class FanOutTests: XCTestCase {
+    /// Counts requests between their request interceptor and their response interceptor.
+    private final class InFlight: @unchecked Sendable {
+        private let lock = NSLock()
+        private var now = 0
+        private(set) var peak = 0
+
+        func started() { lock.withLock { now += 1; peak = max(peak, now) } }
+        func ended() { lock.withLock { now -= 1 } }
+        var highest: Int { lock.withLock { peak } }
+    }
+
+    private func transport(maxConcurrentTransfers: Int = 1_000, maxConnectionsPerHost: Int = 0,
+                           counting inFlight: InFlight? = nil, retrier: (any HTTPRetrier)? = nil) -> HTTPTransport {
+        var configuration = Session.Configuration()
+        configuration.maxConcurrentTransfers = maxConcurrentTransfers
+        configuration.maxConnectionsPerHost = maxConnectionsPerHost
+        let requestInterceptors: [any HTTPRequestInterceptor] = inFlight.map { counter in
+            [ClosureRequestInterceptor { request in counter.started(); return request }]
+        } ?? []
+        var responseInterceptors: [any HTTPResponseInterceptor] = [ClarifyErrorInterceptor()]
+        if let inFlight { responseInterceptors.append(ClosureResponseInterceptor { response in inFlight.ended(); return response }) }
+        return HTTPTransport(session: Session(configuration: configuration), requestInterceptors: requestInterceptors,
+                             responseInterceptors: responseInterceptors, retrier: retrier)
+    }
+
+    func testResultsComeInTheOrderGiven() throws {
+        let requests = (0..<40).map { HTTPRequest(endpoint: server.http + "/anything?n=\($0)") }
+        let results = transport().send(requests: requests)
+        XCTAssertEqual(results.count, 40)
+        for (index, result) in results.enumerated() {
+            let response = try XCTUnwrap(result.value, "\(index): \(String(describing: result.error))")
+            XCTAssertEqual(try echo(response)["query"] as? String, "n=\(index)")
+        }
+    }
+
+    func testFailuresStayAtTheirPlaceAmongSuccesses() {
+        let requests: [any HTTPRequestEnvelope] = [
+            HTTPRequest(endpoint: server.http + "/get"),
+            HTTPRequest(endpoint: "not a url"),
+            HTTPRequest(endpoint: server.http + "/status/404"),
+            DataUploadHTTPRequest(endpoint: server.http + "/post", data: Data("x".utf8)),
+        ]
+        let results = transport().send(requests: requests)
+        XCTAssertEqual(results.map(\.isSuccess), [true, false, false, true])
+        XCTAssertEqual(results[1].error?.code, .invalidURL)
+        XCTAssertEqual(results[2].error?.httpStatusCode, .notFound)
+    }
+
+    func testNoRequestsGiveNoResults() {
+        XCTAssertTrue(transport().send(requests: []).isEmpty)
+    }
+
+    func testTheRequestsAreInFlightTogether() {
+        let inFlight = InFlight()
+        let requests = (0..<10).map { _ in HTTPRequest(endpoint: server.http + "/delay/1") }
+        let results = transport(counting: inFlight).send(requests: requests)
+        XCTAssertTrue(results.allSatisfy(\.isSuccess))
+        XCTAssertEqual(inFlight.highest, 10)
+    }
+
+    func testMaxConcurrentTransfersBoundsTheRequestsInFlight() {
+        let inFlight = InFlight()
+        // Two origins (one holds at most three quarters of the transfers).
+        let port = server.ports["http"] ?? 0
+        let requests = (0..<12).map { HTTPRequest(endpoint: "http://\($0 % 2 == 0 ? "127.0.0.1" : "localhost"):\(port)/delay/0.2") }
+        let results = transport(maxConcurrentTransfers: 3, counting: inFlight).send(requests: requests)
+        XCTAssertTrue(results.allSatisfy(\.isSuccess))
+        XCTAssertEqual(inFlight.highest, 3)
+    }
+
+    func testMaxConnectionsPerHostBoundsOneOrigin() {
+        let inFlight = InFlight()
+        let requests = (0..<8).map { _ in HTTPRequest(endpoint: server.http + "/delay/0.2") }
+        let results = transport(maxConnectionsPerHost: 2, counting: inFlight).send(requests: requests)
+        XCTAssertTrue(results.allSatisfy(\.isSuccess))
+        XCTAssertEqual(inFlight.highest, 2)
+    }
+
+    func testEachRequestIsRetriedAsASendWouldBe() throws {
+        let key = UUID().uuidString
+        let policy = RetryPolicy(maxAttempts: 3, baseDelay: 0)
+        let results = transport(retrier: policy).send(requests: [
+            HTTPRequest(endpoint: server.http + "/flaky?key=\(key)&fail=2"),
+            HTTPRequest(endpoint: server.http + "/get"),
+        ])
+        XCTAssertEqual(try XCTUnwrap(results[0].value).getJSONDictionary()?["attempts"] as? Int, 3)
+        XCTAssertTrue(results[1].isSuccess)
+    }
+}
