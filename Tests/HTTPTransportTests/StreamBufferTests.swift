@@ -35,10 +35,22 @@ final class StreamBufferTests: XCTestCase {
         var most = 0
         for round in 0..<10_000 {
             _ = buffer.offer(chunk)
-            most = max(most, buffer.bufferedBytes)
+            most = max(most, buffer.bufferedBytes, buffer.retainedBytes)
             if round % 8 == 0 { _ = buffer.take() }
         }
         XCTAssertLessThanOrEqual(most, 1 << 20)
+    }
+
+    func testAStreamThatNeverDrainsKeepsNoChunkItHandedOut() {
+        // Taking and offering in turn, the buffer is never empty: what was taken must still go.
+        var buffer = StreamBuffer(limit: 1 << 20)
+        _ = buffer.offer(chunk)
+        for _ in 0..<5_000 {
+            _ = buffer.offer(chunk)
+            _ = buffer.take()
+            XCTAssertEqual(buffer.retainedBytes, buffer.bufferedBytes)
+        }
+        XCTAssertEqual(buffer.bufferedBytes, chunk.count)
     }
 
     func testTheReaderGetsEveryChunkBeforeTheEnd() {

@@ -55,21 +55,53 @@ final class StreamReceiver {
         }
     }
 
-    /// A chunk for the consumer: the write callback's return value.
+    /// A chunk for the consumer: the write callback's return value. libcurl hands over at most
+    /// 16 KiB at a time; they are gathered into pieces of up to `pieceSize` (fewer hand-overs to
+    /// another thread), and what a round of the driver gathered goes out at its end
+    /// (`flushPending`), so nothing waits for more data to arrive.
     func deliver(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> Int {
-        switch body.consumer.receive(Data(bytes), evenIfFull: false) {
-        case .more:
-            lastActivity = .now
-            return bytes.count
-        case .pause:
-            isPaused = true
-            return ccurl_writefunc_pause()
-        case .stop:
+        if !pending.isEmpty, pending.count + bytes.count > Self.pieceSize {
+            switch body.consumer.receive(pending, evenIfFull: false) {
+            case .more:
+                pending = Data()
+            case .pause:
+                isPaused = true
+                return ccurl_writefunc_pause()
+            case .stop:
+                pending = Data()
+                stopped(state)
+                return 0
+            }
+        }
+        if pending.isEmpty { pending.reserveCapacity(Self.pieceSize) }
+        pending.append(contentsOf: bytes)
+        lastActivity = .now
+        return bytes.count
+    }
+
+    /// Hands the gathered bytes to the consumer (whatever its buffer holds: at most one piece
+    /// more); `false` when the consumer stopped the transfer.
+    func flushPending(_ state: TransferState) -> Bool {
+        guard !pending.isEmpty, state.storedError == nil else { return state.storedError == nil }
+        defer { pending = Data() }
+        guard body.consumer.receive(pending, evenIfFull: true) != .stop else {
+            stopped(state)
+            return false
+        }
+        return true
+    }
+
+    private func stopped(_ state: TransferState) {
+        if state.storedError == nil {
             state.storedError = HTTPTransportError(code: .cancelled, message: "The streaming handler stopped the transfer.",
                                                    url: state.requestURL)
-            return 0
         }
     }
+
+    /// The most bytes gathered before they go to the consumer.
+    static let pieceSize = 64 * 1024
+    /// Bytes taken from libcurl and not yet handed to the consumer.
+    private var pending = Data()
 
     /// Why the transfer must end now, if it must: no head within the request's time-out, or
     /// a silent stream past the stall time-out.

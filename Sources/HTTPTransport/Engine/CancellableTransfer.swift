@@ -46,8 +46,9 @@ enum CancellableTransfer {
         return result
     }
 
-    /// A stream's turn between polls: tell the consumer about the head, end a stream past its
-    /// time-outs, resume a paused one the consumer drained. A code ends the transfer.
+    /// A stream's turn between polls: tell the consumer about the head, hand it what this round
+    /// gathered, end a stream past its time-outs, resume a paused one the consumer drained.
+    /// A code ends the transfer.
     private static func drive(_ stream: StreamReceiver, handle: EasyHandle, state: TransferState, request: RawRequest,
                               engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
         if stream.streamsBody, !stream.announced, state.storedError == nil {
@@ -59,15 +60,17 @@ enum CancellableTransfer {
                 return CURLE_ABORTED_BY_CALLBACK
             }
         }
+        guard stream.flushPending(state) else { return CURLE_ABORTED_BY_CALLBACK }
         if state.storedError == nil, let error = stream.expired(at: .now, started: started, url: state.requestURL) {
             state.storedError = error
             return CURLE_OPERATION_TIMEDOUT
         }
         if stream.isPaused, stream.body.consumer.wantsMore {
-            // (Unpausing may hand the held chunk to the write callback at once, which may pause again.)
+            // (Unpausing hands the held chunk to the write callback at once, which may pause again.)
             stream.isPaused = false
             stream.lastActivity = .now
             _ = ccurl_unpause(handle.curl)
+            guard stream.flushPending(state) else { return CURLE_ABORTED_BY_CALLBACK }
         }
         return nil
     }

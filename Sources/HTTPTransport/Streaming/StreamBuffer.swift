@@ -58,6 +58,10 @@ struct StreamBuffer {
         return .more
     }
 
+    /// Bytes the buffer keeps alive, taken chunks included (equal to `bufferedBytes` when it lets
+    /// go of what it handed out).
+    var retainedBytes: Int { chunks.reduce(0) { $0 + $1.count } }
+
     /// Whether a chunk waits to be taken.
     var hasChunk: Bool { first < chunks.count }
 
@@ -68,10 +72,16 @@ struct StreamBuffer {
     mutating func take() -> Next {
         guard first < chunks.count else { return end.map(Next.end) ?? .empty }
         let chunk = chunks[first]
+        // The slot lets go of the bytes at once: a buffer that is never empty (a steady stream)
+        // would otherwise keep every chunk it ever held.
+        chunks[first] = Data()
         first += 1
         bufferedBytes -= chunk.count
         if first == chunks.count {
             chunks.removeAll(keepingCapacity: true)
+            first = 0
+        } else if first >= 256 {
+            chunks.removeFirst(first)
             first = 0
         }
         let resumes = isPaused && wantsMore
