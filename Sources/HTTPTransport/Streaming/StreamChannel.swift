@@ -40,6 +40,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             if case .failed(let error)? = buffer.end { return (nil, error) }
             guard !announced else { return (nil, nil) }
             announced = true
+            // (Without its streaming body, which refers to this channel: no reference cycle.)
+            var head = head
+            head.request.streaming = nil
             self.head = head
             defer { headWaiter = nil }
             return (headWaiter, nil)
