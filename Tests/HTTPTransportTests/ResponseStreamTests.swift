@@ -139,4 +139,12 @@ final class ResponseStreamTests: XCTestCase {
         }
         XCTAssertGreaterThan(read, 2 * StreamBuffer.defaultLimit)
     }
+
+    func testTheHeadAStreamKeepsDoesNotReferBackToItsChannel() async throws {
+        // Such a reference (through the request's streaming body) made a cycle that kept every
+        // finished stream, head and channel, alive.
+        let stream = try await transport.stream(HTTPRequest(endpoint: server.http + "/json"))
+        XCTAssertNil(stream.request.streaming)
+        _ = try await read(stream)
+    }
 }

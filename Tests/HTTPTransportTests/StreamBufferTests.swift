@@ -17,6 +17,15 @@ final class StreamBufferTests: XCTestCase {
         XCTAssertEqual(buffer.bufferedBytes, 64 * 1024)
     }
 
+    func testAChunkThatWouldPassTheLimitWaitsButAnEmptyBufferTakesAnyChunk() {
+        var buffer = StreamBuffer(limit: 40 * 1024)
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertEqual(buffer.offer(chunk), .pause)  // 48 KiB would pass 40 KiB
+        var huge = StreamBuffer(limit: 1024)
+        XCTAssertEqual(huge.offer(chunk), .more)     // else it could never be taken
+    }
+
     func testTheTransferResumesOnceTheReaderTookTheBufferBelowHalf() {
         var buffer = StreamBuffer(limit: 64 * 1024)
         while buffer.offer(chunk) == .more {}

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The bounded buffer between a stream's transfer and its consumer, as a value (the rules,
-/// without locks or threads; `StreamChannel` guards it). The transfer offers chunks while fewer
-/// than `limit` bytes wait; a full buffer answers `.pause` and the transfer waits until the
-/// consumer has taken it below half, so a slowly read stream of any length holds at most about
-/// `limit` bytes (plus the one chunk taken last).
+/// without locks or threads; `StreamChannel` guards it). The transfer offers chunks while they
+/// fit in `limit` bytes; a full buffer answers `.pause` and the transfer waits until the
+/// consumer has taken it below half, so a slowly read stream of any length holds at most
+/// `limit` bytes (plus a piece offered `evenIfFull`, and the one chunk taken last).
 struct StreamBuffer {
     /// How a stream ended.
     enum End: Equatable {
@@ -49,7 +49,7 @@ struct StreamBuffer {
     /// offer it again later), or refused because the stream ended (`.stop`).
     mutating func offer(_ chunk: Data, evenIfFull: Bool = false) -> StreamingAnswer {
         guard end == nil else { return .stop }
-        if !evenIfFull, bufferedBytes >= limit {
+        if !evenIfFull, bufferedBytes > 0, bufferedBytes + chunk.count > limit {
             isPaused = true
             return .pause
         }
