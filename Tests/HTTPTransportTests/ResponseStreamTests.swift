@@ -65,6 +65,7 @@ final class ResponseStreamTests: XCTestCase {
                 return response
             }])
         let stream = try await transport.stream(request)
+        XCTAssertEqual(stream.metrics.redirectCount, 2)
         let body = String(decoding: try await read(stream), as: UTF8.self)
         XCTAssertTrue(body.lowercased().contains("x-intercepted"), body)
         // Two redirects (seen as for send), then the final head once, without its body.

@@ -53,8 +53,9 @@ enum CancellableTransfer {
                               engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
         if stream.streamsBody, !stream.announced, state.storedError == nil {
             stream.announced = true
-            let head = RawResponse(request: request, statusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
+            var head = RawResponse(request: request, statusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
                                    headers: state.headers, metrics: engine.collectMetrics(handle))
+            head.metrics.redirectCount = stream.body.redirects
             if let error = stream.body.consumer.headArrived(head) {
                 state.storedError = error
                 return CURLE_ABORTED_BY_CALLBACK

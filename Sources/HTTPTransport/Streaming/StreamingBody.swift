@@ -39,6 +39,8 @@ struct StreamingBody: Sendable, Hashable {
     var validatesStatus = true
     /// Whether the pipeline follows redirects: a redirect's body is not streamed.
     var followsRedirects = true
+    /// Redirects followed before this hop (for the head's metrics).
+    var redirects = 0
 
     /// The most bytes of an error response's body kept for `HTTPTransportError.responseBodyData`.
     static let errorBodyLimit = 64 * 1024

@@ -18,6 +18,7 @@ extension StreamingBody {
         // (The consumer ignores a head it was told about already.)
         var head = response
         head.data = nil
+        head.metrics.redirectCount = body.redirects
         if let error = body.consumer.headArrived(head) {
             response.error = error
             return

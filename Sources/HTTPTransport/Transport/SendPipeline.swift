@@ -126,9 +126,13 @@ struct SendPipeline {
             response = cache.exchange(request, credentialHeaders: session.configuration.credentialHeaders) {
                 session.engine.execute($0, control: control)
             }
+        } else if request.streaming != nil {
+            var streamed = request
+            streamed.streaming?.redirects = hop.redirects  // for the metrics of the head handed over
+            response = session.engine.execute(streamed, control: control)
+            StreamingBody.finish(&response)
         } else {
             response = session.engine.execute(request, control: control)
-            if request.streaming != nil { StreamingBody.finish(&response) }
         }
         response.metrics.redirectCount = hop.redirects
         telemetry.hopEnded(response)
