@@ -15,6 +15,8 @@ let base = arguments[1]
 let bytes = arguments.count > 3 ? Int(arguments[3]) ?? (256 << 20) : (256 << 20)
 var configuration = Session.Configuration()
 configuration.maxResponseSize = Int64(bytes) + 1  // the download to memory must be allowed it
+// STREAM_HTTP2=1: HTTP/2 with prior knowledge (an h2c server, e.g. nginx with `listen … http2`).
+if ProcessInfo.processInfo.environment["STREAM_HTTP2"] == "1" { configuration.httpVersion = .http2PriorKnowledge }
 let transport = HTTPTransport(session: Session(configuration: configuration))
 let request = HTTPRequest(endpoint: base + "/bytes/\(bytes)", timeout: 600)
 _ = transport.send(request: HTTPRequest(endpoint: base + "/json"))  // warm-up
