@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
-// Run it through the scripts beside this file: run.sh (the clients), instructions.sh, soak.sh and
-// large-bodies.sh.
+// Run it through the scripts beside this file: run.sh (the clients), instructions.sh, soak.sh,
+// large-bodies.sh and streaming.sh.
 import Foundation
 import PackageDescription
 
@@ -42,6 +42,11 @@ let package = Package(
         .executableTarget(
             name: "BenchAsyncHTTPClient",
             dependencies: ["BenchSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        // streaming.sh: stream throughput against a download to memory, memory of a slow stream.
+        .executableTarget(
+            name: "StreamingBodies",
+            dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
         ),
         // large-bodies.sh: peak memory of 1 GiB transfers, cancellation latency.
         .executableTarget(

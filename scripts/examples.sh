@@ -186,6 +186,18 @@ check "exits 2" [ "$status" -eq 2 ]
 check "says which proxy schemes work" has "cannot be used: The session's proxy URL 'ftp://127.0.0.1:21' has the scheme 'ftp', which is not supported: use http://, https://, socks5:// or socks5h://"
 show_on_failure
 
+# --- WorkerDaemon: jobs from an NDJSON feed, queued as its lines arrive ----------------------
+# 50 jobs: 3, 13, 23, 33, 43 fail once, 17 always (given up after 3): 49 done, 1 failed,
+# 5 + 2 = 7 retries; the server sees 50 + 7 PUTs and the one feed GET.
+start WorkerDaemon-feed
+run WorkerDaemon --jobs 50 --threads 2 --feed
+check "exits 0" [ "$status" -eq 0 ]
+check "every job arrived over the stream" has '^feed: 50 jobs arrived over the NDJSON stream$'
+check "the summary adds up" has '^summary: 50 jobs, done 49, failed 1, retried 7, cancelled 0, discarded 0$'
+check "the server saw the feed and every attempt" has '^server: 58 requests received$'
+check "its own checks passed" has '^result: ok$'
+show_on_failure
+
 # run_signalled NAME SIGNAL COUNT ARGS...: starts the daemon (it stops by itself after 60 s
 # at the latest), waits until it is working, sends SIGNAL COUNT times, and waits for it.
 run_signalled() {

@@ -54,10 +54,23 @@ public final class ExampleServer: Sendable {
         public var headers: [(String, String)]
         public var body: Data
 
+        /// A body sent as it is produced (chunked): called with a function that sends one piece
+        /// and answers `false` once the client is gone.
+        public var stream: (@Sendable (_ send: (Data) -> Bool) -> Void)?
+
         public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
             self.body = body
+        }
+
+        /// A response whose body is sent piece by piece as `produce` hands the pieces over
+        /// (e.g. an NDJSON feed).
+        public static func streamed(status: Int = 200, headers: [(String, String)] = [],
+                                    _ produce: @escaping @Sendable (_ send: (Data) -> Bool) -> Void) -> Response {
+            var response = Response(status: status, headers: headers + [("Transfer-Encoding", "chunked")])
+            response.stream = produce
+            return response
         }
 
         /// A JSON response.
@@ -151,6 +164,14 @@ public final class ExampleServer: Sendable {
             let response = handler(request)
             served.add(1, ordering: .relaxed)
             guard write(Self.encode(response, forMethod: request.method), to: connection) else { return }
+            if let stream = response.stream, request.method != "HEAD" {
+                var open = true
+                stream { piece in
+                    open = open && (piece.isEmpty || write(Data("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Data("\r\n".utf8), to: connection))
+                    return open
+                }
+                guard open, write(Data("0\r\n\r\n".utf8), to: connection) else { return }
+            }
             if request.headers["connection"]?.lowercased() == "close" { return }
         }
     }
@@ -202,7 +223,7 @@ public final class ExampleServer: Sendable {
         var text = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
         for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
         let bodyAllowed = response.status != 204 && response.status != 304 && !(100..<200).contains(response.status)
-        if bodyAllowed { text += "Content-Length: \(response.body.count)\r\n" }
+        if bodyAllowed, response.stream == nil { text += "Content-Length: \(response.body.count)\r\n" }
         text += "\r\n"
         var output = Data(text.utf8)
         if method != "HEAD", bodyAllowed { output.append(response.body) }

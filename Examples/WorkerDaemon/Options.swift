@@ -17,10 +17,12 @@ struct Options {
     var metricsPort: Int?
     /// The proxy every request goes through (`nil`: the environment's, as curl reads it).
     var proxy: String?
+    /// Jobs come from following the API's NDJSON feed as it streams in, not from a counter.
+    var feed = false
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
-                            [--metrics-port PORT] [--proxy URL]
+                            [--metrics-port PORT] [--proxy URL] [--feed]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
@@ -29,6 +31,8 @@ struct Options {
           --metrics-port PORT serve metrics at http://127.0.0.1:PORT/metrics (0: any free port)
           --proxy URL         send through this proxy: http://, https://, socks5:// or socks5h://,
                               credentials as user:password@ (default: the environment's proxy)
+          --feed              take the jobs from the API's NDJSON feed, each as its line arrives
+                              (HTTPRequest.streaming), instead of numbering them here
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -64,6 +68,8 @@ struct Options {
                 options.metricsPort = port
             case "--proxy":
                 options.proxy = value(argument)
+            case "--feed":
+                options.feed = true
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -8,6 +8,7 @@
 //   swift run WorkerDaemon --jobs 0                # until Ctrl-C (SIGINT) or SIGTERM
 //   swift run WorkerDaemon --jobs 0 --metrics-port 9464   # and: curl http://127.0.0.1:9464/metrics
 //   swift run WorkerDaemon --proxy http://user:password@proxy.internal:3128
+//   swift run WorkerDaemon --feed                  # jobs from an NDJSON feed, as its lines arrive
 //
 // The API is a local server this program starts on 127.0.0.1. It answers some requests with
 // 503 so that the retry policy has work to do: the first attempt of every job whose id ends in
@@ -37,6 +38,7 @@ let attemptsByJob = Mutex<[Int: Int]>([:])
 
 let server = try ExampleServer { request in
     let parts = request.pathComponents
+    if request.method == "GET", parts == ["api", "feed"] { return jobFeed(count: options.jobs) }
     guard request.method == "PUT", parts.count == 3, parts[0] == "api", parts[1] == "results", let id = Int(parts[2]) else {
         return .json(["error": ["code": "not_found", "message": "No route \(request.method) \(request.path)"]], status: 404)
     }
@@ -182,13 +184,18 @@ log.notice("""
     """)
 if let metricsServer { log.notice("metrics: \(metricsServer.baseURL)/metrics") }
 
-// The producer: feeds the queue (blocking while it is full) until the jobs run out or a stop.
+// The producer: feeds the queue (blocking while it is full) until the jobs run out or a stop,
+// from its own count or, with --feed, from the API's feed as it streams in.
 everyone.enter()
 let producer = Thread {
-    var id = 1
-    while options.jobs == 0 || id <= options.jobs {
-        guard queue.push(Job(id: id)) else { break }
-        id += 1
+    if options.feed {
+        followFeed()
+    } else {
+        var id = 1
+        while options.jobs == 0 || id <= options.jobs {
+            guard queue.push(Job(id: id)) else { break }
+            id += 1
+        }
     }
     queue.close()
     everyone.leave()
@@ -249,8 +256,9 @@ var problems = final.unexpected
 if stopper.reason == nil, options.jobs > 0, finished != options.jobs {
     problems.append("\(finished) jobs finished, \(options.jobs) expected")
 }
-if final.cancelled == 0, server.requestCount != finished + retried + probes {
-    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check")
+let feeds = options.feed ? 1 : 0
+if final.cancelled == 0, server.requestCount != finished + retried + probes + feeds {
+    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check + \(feeds) feed")
 }
 server.stop()
 metricsServer?.stop()

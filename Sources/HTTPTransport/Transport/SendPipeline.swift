@@ -71,8 +71,11 @@ struct SendPipeline {
                 hop = next
                 continue
             }
-            validate(&response)
-            intercept(&response)
+            // (An async stream's caller ran these on the head already.)
+            if sent.streaming?.consumer.concludedHead != true {
+                validate(&response)
+                intercept(&response)
+            }
             if response.error != nil { failedRequest = sent }
             return result(of: &response)
         }
@@ -83,7 +86,11 @@ struct SendPipeline {
     /// Resolve: the request value in its wire form (base merged, URL parsed, parameters encoded).
     private func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
         do {
-            return try request.resolve(endpoints: session.parsedEndpoints)
+            var resolved = try request.resolve(endpoints: session.parsedEndpoints)
+            // Which bodies stream follows from validation and redirects (StreamingBody.streams).
+            resolved.streaming?.validatesStatus = validatesStatus
+            resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            return resolved
         } catch {
             var error = error
             if error.url == nil { error.url = request.endpoint }
@@ -112,13 +119,18 @@ struct SendPipeline {
     }
 
     /// Execute: the cache answers, or the engine performs the exchange (and the cache keeps what
-    /// it may).
+    /// it may; a streamed body is neither served from nor stored in it).
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
         var response: RawResponse
-        if let cache = session.configuration.cache {
+        if let cache = session.configuration.cache, request.streaming == nil {
             response = cache.exchange(request, for: session) {
                 session.engine.execute($0, control: control)
             }
+        } else if request.streaming != nil {
+            var streamed = request
+            streamed.streaming?.redirects = hop.redirects  // for the metrics of the head handed over
+            response = session.engine.execute(streamed, control: control)
+            StreamingBody.finish(&response)
         } else {
             response = session.engine.execute(request, control: control)
         }
@@ -162,7 +174,7 @@ struct SendPipeline {
 
     /// Validate: by default, a status other than 2xx is an `.httpStatus` failure carrying the
     /// response; a response without a status is a `.badResponse`.
-    private func validate(_ response: inout RawResponse) {
+    func validate(_ response: inout RawResponse) {
         guard response.error == nil else { return }
         let request = response.request
         guard let status = response.statusCode else {
@@ -179,7 +191,7 @@ struct SendPipeline {
     }
 
     /// Intercept response: the request's response interceptors, then the transport's.
-    private func intercept(_ response: inout RawResponse) {
+    func intercept(_ response: inout RawResponse) {
         for interceptor in responseInterceptors where response.error != nil || interceptor.interceptsSuccesses {
             response = interceptor.intercept(response: response)
         }

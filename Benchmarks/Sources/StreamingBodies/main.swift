@@ -1,0 +1,85 @@
+// Streamed response bodies: throughput of a stream read as fast as possible against the same
+// body downloaded to memory (same run, same server), and the peak resident memory of a 1 GiB
+// stream read slowly (the bounded buffer pauses the transfer). Run through
+// Benchmarks/streaming.sh. Usage: StreamingBodies BASE_URL throughput|slow [BYTES]
+import BenchSupport
+import Foundation
+import HTTPTransport
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    print("usage: StreamingBodies BASE_URL throughput|slow [BYTES]")
+    exit(2)
+}
+let base = arguments[1]
+let bytes = arguments.count > 3 ? Int(arguments[3]) ?? (256 << 20) : (256 << 20)
+var configuration = Session.Configuration()
+configuration.maxResponseSize = Int64(bytes) + 1  // the download to memory must be allowed it
+// STREAM_HTTP2=1: HTTP/2 with prior knowledge (an h2c server, e.g. nginx with `listen … http2`).
+if ProcessInfo.processInfo.environment["STREAM_HTTP2"] == "1" { configuration.httpVersion = .http2PriorKnowledge }
+let transport = HTTPTransport(session: Session(configuration: configuration))
+let request = HTTPRequest(endpoint: base + "/bytes/\(bytes)", timeout: 600)
+_ = transport.send(request: HTTPRequest(endpoint: base + "/json"))  // warm-up
+
+/// Resets VmHWM to the current RSS (Linux: write 5 to /proc/self/clear_refs).
+func resetPeak() { try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8) }
+
+func mebibytesPerSecond(_ elapsed: Duration) -> Double {
+    Double(bytes) / 1_048_576 / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+/// Runs `body` (which returns the bytes it got) and gives its rate in MiB/s.
+func measure(_ body: () async throws -> Int) async throws -> Double {
+    let started = ContinuousClock.now
+    let received = try await body()
+    guard received == bytes else { throw HTTPTransportError(code: .other, message: "got \(received) of \(bytes) bytes") }
+    return mebibytesPerSecond(ContinuousClock.now - started)
+}
+
+switch arguments[2] {
+case "throughput":
+    var memory: [Double] = [], stream: [Double] = [], handler: [Double] = []
+    for _ in 0..<3 {
+        memory.append(try await measure { try transport.send(request: request).get().body?.count ?? 0 })
+        stream.append(try await measure {
+            var count = 0
+            for try await chunk in try await transport.stream(request).body { count += chunk.count }
+            return count
+        })
+        handler.append(try await measure {
+            let counter = Counter()
+            _ = try transport.send(request: request.streaming { chunk in counter.add(chunk.count) }).get()
+            return counter.total
+        })
+    }
+    func median(_ values: [Double]) -> String { String(format: "%.0f", values.sorted()[values.count / 2]) }
+    print("\(bytes >> 20) MiB, median of 3 (MiB/s): download to memory \(median(memory)), "
+        + "stream() read as fast as possible \(median(stream)), streaming { } handler \(median(handler))")
+case "slow":
+    // About 64 MiB/s: 2 ms of "work" every 128 KiB, far slower than the local server sends.
+    resetPeak()
+    let baseline = statusKiB("VmRSS")
+    let started = ContinuousClock.now
+    var count = 0, sinceWork = 0
+    for try await chunk in try await transport.stream(request).body {
+        count += chunk.count
+        sinceWork += chunk.count
+        if sinceWork >= 128 << 10 {
+            sinceWork = 0
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+    let peak = statusKiB("VmHWM")
+    print("stream of \(count) bytes read slowly (\(String(format: "%.0f", mebibytesPerSecond(ContinuousClock.now - started))) MiB/s): "
+        + "baseline RSS \(baseline) KiB, peak \(peak) KiB, peak above baseline \(String(format: "%.1f", Double(peak - baseline) / 1024)) MiB")
+default:
+    print("unknown mode")
+    exit(2)
+}
+
+final class Counter: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+    func add(_ bytes: Int) -> Bool { lock.withLock { count += bytes }; return true }
+    var total: Int { lock.withLock { count } }
+}
