@@ -25,6 +25,7 @@ let fuzzTargets = [
     "FuzzIPAddress",
     "FuzzProxy",
     "FuzzRedaction",
+    "FuzzServerSentEvents",
 ]
 
 let package = Package(
