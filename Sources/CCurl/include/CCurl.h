@@ -44,6 +44,10 @@ CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback c
 
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
+/// The value a write callback returns to pause receiving (CURL_WRITEFUNC_PAUSE).
+size_t ccurl_writefunc_pause(void);
+/// Resumes a paused transfer (curl_easy_pause with CURLPAUSE_CONT); call it on the thread that performs.
+CURLcode ccurl_unpause(CURL *handle);
 
 // MARK: - Transfer information
 

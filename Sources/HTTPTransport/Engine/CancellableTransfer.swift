@@ -1,27 +1,42 @@
 import CCurl
 import Foundation
 
-/// Runs a transfer through the handle's own multi handle, so another thread can cut it short:
-/// `CancellationHandle.cancel()` wakes the poll at once, the transfer is removed and its
-/// connection closed (libcurl never reuses a connection cut mid-transfer).
+/// Runs a transfer through the handle's own multi handle, so another thread can cut it short and
+/// a stream can pause: `CancellationHandle.cancel()` wakes the poll at once, the transfer is
+/// removed and its connection closed (libcurl never reuses a connection cut mid-transfer).
+///
+/// A streamed body (`TransferState.stream`) is timed here rather than by libcurl's whole-transfer
+/// time-out, which would cut a long stream: the request's time-out bounds the head, then the
+/// stall time-out the silence (time paused by the consumer not counted). A transfer the consumer
+/// paused resumes on this thread (`curl_easy_pause` belongs to the performing thread) once the
+/// consumer wants more; taking chunks wakes the poll.
 enum CancellableTransfer {
-    static func perform(_ handle: EasyHandle, cancellation: CancellationHandle, state: TransferState) -> CURLcode {
+    static func perform(_ handle: EasyHandle, cancellation: CancellationHandle?, state: TransferState,
+                        request: RawRequest, engine: CurlEngine) -> CURLcode {
         guard let multi = handle.multi() else { return curl_easy_perform(handle.curl) }
-        if cancellation.isCancelled { return cancelled(state) }
+        if cancellation?.isCancelled == true { return cancelled(state) }
         guard curl_multi_add_handle(multi, handle.curl) == CURLM_OK else { return curl_easy_perform(handle.curl) }
         let waker = MultiWaker(multi: multi)
-        let token = cancellation.addWaker { waker.wake() }
+        let token = cancellation?.addWaker { waker.wake() }
+        state.stream?.body.consumer.setWaker { waker.wake() }
         defer {
-            cancellation.removeWaker(token)
+            state.stream?.body.consumer.setWaker(nil)
+            if let token { cancellation?.removeWaker(token) }
             curl_multi_remove_handle(multi, handle.curl)
         }
+        let started = ContinuousClock.now
         var running: Int32 = 1
         while true {
             guard curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_OUT_OF_MEMORY }
+            if let stream = state.stream, let code = drive(stream, handle: handle, state: state, request: request,
+                                                           engine: engine, started: started) {
+                return code
+            }
             if running == 0 { break }
-            if cancellation.isCancelled { return cancelled(state) }
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
-            if cancellation.isCancelled { return cancelled(state) }
+            if cancellation?.isCancelled == true { return cancelled(state) }
+            let wait = state.stream?.nextCheck(at: .now, started: started) ?? .seconds(1)
+            _ = curl_multi_poll(multi, nil, 0, Int32((wait / .milliseconds(1)).rounded(.up)), nil)
+            if cancellation?.isCancelled == true { return cancelled(state) }
         }
         var result = CURLE_OK
         var queued: Int32 = 0
@@ -29,6 +44,32 @@ enum CancellableTransfer {
             if message.pointee.msg == CURLMSG_DONE { result = message.pointee.data.result }
         }
         return result
+    }
+
+    /// A stream's turn between polls: tell the consumer about the head, end a stream past its
+    /// time-outs, resume a paused one the consumer drained. A code ends the transfer.
+    private static func drive(_ stream: StreamReceiver, handle: EasyHandle, state: TransferState, request: RawRequest,
+                              engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
+        if stream.streamsBody, !stream.announced, state.storedError == nil {
+            stream.announced = true
+            let head = RawResponse(request: request, statusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
+                                   headers: state.headers, metrics: engine.collectMetrics(handle))
+            if let error = stream.body.consumer.headArrived(head) {
+                state.storedError = error
+                return CURLE_ABORTED_BY_CALLBACK
+            }
+        }
+        if state.storedError == nil, let error = stream.expired(at: .now, started: started, url: state.requestURL) {
+            state.storedError = error
+            return CURLE_OPERATION_TIMEDOUT
+        }
+        if stream.isPaused, stream.body.consumer.wantsMore {
+            // (Unpausing may hand the held chunk to the write callback at once, which may pause again.)
+            stream.isPaused = false
+            stream.lastActivity = .now
+            _ = ccurl_unpause(handle.curl)
+        }
+        return nil
     }
 
     private static func cancelled(_ state: TransferState) -> CURLcode {

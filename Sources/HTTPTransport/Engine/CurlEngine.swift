@@ -46,7 +46,7 @@ final class CurlEngine: HTTPEngine {
         } catch {
             return RawResponse(request: request, error: error)
         }
-        let code = perform(transfer)
+        let code = perform(transfer, request: request)
         defer { finish(transfer, code: code) }
         return response(to: request, of: transfer, code: code)
     }
@@ -82,25 +82,32 @@ final class CurlEngine: HTTPEngine {
             try file.prepare(headers: &headers, url: transfer.url)
             transfer.state.download = file
         }
+        if let streaming = request.streaming {
+            transfer.state.sink = .stream(StreamReceiver(
+                body: streaming, headTimeout: request.timeout,
+                stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout)))
+        }
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
         transfer.state.pinCheck = pinCheck
         let timeout = Self.milliseconds(request.timeout)
         return TransferOptions(
             url: transfer.url,
-            timeoutMilliseconds: timeout,
+            // A stream may last for hours: its time-outs are the transfer driver's (CancellableTransfer).
+            timeoutMilliseconds: request.streaming == nil ? timeout : 0,
             connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
-            maxFileSize: request.download == nil ? configuration.maxResponseSize : 0,
+            maxFileSize: request.download == nil && request.streaming == nil ? configuration.maxResponseSize : 0,
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
             reportsProgress: transfer.state.control.progress != nil || transfer.state.control.cancellation != nil,
             tls: tls)
     }
 
-    /// Runs the transfer: through the handle's multi handle when it can be cancelled.
-    private func perform(_ transfer: CurlTransfer) -> CURLcode {
+    /// Runs the transfer: through the handle's multi handle when it can be cancelled or streams.
+    private func perform(_ transfer: CurlTransfer, request: RawRequest) -> CURLcode {
         transfer.handle.connectionContext.beginTransfer()
-        if let cancellation = transfer.state.control.cancellation {
-            return CancellableTransfer.perform(transfer.handle, cancellation: cancellation, state: transfer.state)
+        if transfer.state.control.cancellation != nil || transfer.state.stream != nil {
+            return CancellableTransfer.perform(transfer.handle, cancellation: transfer.state.control.cancellation,
+                                               state: transfer.state, request: request, engine: self)
         }
         return curl_easy_perform(transfer.handle.curl)
     }
@@ -109,7 +116,8 @@ final class CurlEngine: HTTPEngine {
     private func response(to request: RawRequest, of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
         let state = transfer.state
         let metrics = collectMetrics(transfer.handle)
-        guard code == CURLE_OK, state.storedError == nil else {
+        // (A stream's error body cut at its limit ends the transfer early, as intended.)
+        guard code == CURLE_OK || state.stream?.cutShort == true, state.storedError == nil else {
             state.download?.abandon()
             let error = state.storedError
                 ?? connectionOptions.failure(code: code, handle: transfer.handle, context: transfer.handle.connectionContext,
@@ -137,8 +145,8 @@ final class CurlEngine: HTTPEngine {
                                fileURL: download.destination)
         }
         state.download?.abandon()
-        return RawResponse(request: request, statusCode: statusCode, headers: state.headers, data: state.takeBody(),
-                           metrics: metrics)
+        return RawResponse(request: request, statusCode: statusCode, headers: state.headers,
+                           data: state.stream?.streamsBody == true ? nil : state.takeBody(), metrics: metrics)
     }
 
     private func failed(_ request: RawRequest, _ transfer: CurlTransfer, _ error: HTTPTransportError,

@@ -33,8 +33,15 @@ final class TransferState {
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
     @exclusivity(unchecked) var storedError: HTTPTransportError?
 
-    // Download to file
-    @exclusivity(unchecked) var download: DownloadFile?
+    /// Where the body goes (memory unless the request downloads to a file or streams).
+    @exclusivity(unchecked) var sink = BodySink.memory
+    /// The file the body is written to, when it is.
+    var download: DownloadFile? {
+        get { if case .file(let file) = sink { file } else { nil } }
+        set { sink = newValue.map(BodySink.file) ?? .memory }
+    }
+    /// The streamed body's receiver, when the body streams.
+    var stream: StreamReceiver? { if case .stream(let receiver) = sink { receiver } else { nil } }
     @exclusivity(unchecked) private var lastProgressReport: ContinuousClock.Instant?
 
     // Upload source
@@ -84,10 +91,7 @@ final class TransferState {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else {
             headersComplete = statusCode != nil
-            if headersComplete, let status = statusCode, status >= 200, let download,
-               let error = download.beginBody(status: status, headers: headers) {
-                storedError = error
-            }
+            if headersComplete, let status = statusCode, status >= 200 { beginBody(status: status) }
             return
         }
         // The whole line on the bytes too: no String for the status line or the obs-fold test.
@@ -106,7 +110,7 @@ final class TransferState {
         // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
         guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
         let colon = base.distance(to: UnsafeRawPointer(found))
-        if download == nil, Self.isContentLength(bytes, colon: colon),
+        if sink.isMemory, Self.isContentLength(bytes, colon: colon),
            let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
             // The whole declared body (at most the session's cap): a reservation touches no page
             // until written, and the body never moves while it grows.
@@ -158,17 +162,57 @@ final class TransferState {
 
     // MARK: Body
 
-    /// Returns the number of bytes taken; anything else makes libcurl abort.
+    /// The final response's head arrived: the sink learns its status.
+    private func beginBody(status: Int) {
+        switch sink {
+        case .memory: break
+        case .file(let download):
+            if let error = download.beginBody(status: status, headers: headers) { storedError = error }
+        case .stream(let receiver): receiver.begin(status: status, headers: headers)
+        }
+    }
+
+    /// Returns the number of bytes taken (or libcurl's pause value); anything else makes libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if storedError != nil { return 0 }
-        receivedBytes += Int64(bytes.count)
-        if let download, download.isWritingBody {
+        switch sink {
+        case .file(let download) where download.isWritingBody:
+            receivedBytes += Int64(bytes.count)
             if let error = download.write(bytes) {
                 storedError = error
                 return 0
             }
             return bytes.count
+        case .stream(let receiver):
+            if receiver.streamsBody {
+                let taken = receiver.deliver(bytes, state: self)
+                if taken == bytes.count { receivedBytes += Int64(taken) }
+                return taken
+            }
+            return keepBody(bytes, limit: receiver.memoryLimit, cutShort: &receiver.cutShort)
+        default:
+            receivedBytes += Int64(bytes.count)
+            return appendToMemory(bytes)
         }
+    }
+
+    /// A body that does not stream, kept up to `limit` bytes: the rest is not needed, so the
+    /// transfer ends there (`cutShort`; the response is complete as far as it matters).
+    private func keepBody(_ bytes: UnsafeRawBufferPointer, limit: Int64, cutShort: inout Bool) -> Int {
+        let room = max(0, limit - receivedBytes)
+        guard Int64(bytes.count) > room else {
+            receivedBytes += Int64(bytes.count)
+            return appendToMemory(bytes)
+        }
+        let kept = UnsafeRawBufferPointer(rebasing: bytes[0..<Int(room)])
+        receivedBytes += room
+        guard appendToMemory(kept) == kept.count else { return 0 }
+        cutShort = true
+        return 0
+    }
+
+    /// Appends to the body in memory, within the session's `maxResponseSize`.
+    private func appendToMemory(_ bytes: UnsafeRawBufferPointer) -> Int {
         if receivedBytes > maxResponseSize {
             storedError = HTTPTransportError(
                 code: .responseTooLarge,

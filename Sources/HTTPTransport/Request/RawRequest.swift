@@ -43,6 +43,12 @@ public struct RawRequest: Sendable {
         get { storage.fields.download }
         _modify { yield &storage.fields.download }
     }
+    /// Where the response body streams to instead of memory (`HTTPRequest.streaming(_:)`,
+    /// `HTTPTransport.stream(_:)`).
+    var streaming: StreamingBody? {
+        get { storage.fields.streaming }
+        _modify { yield &storage.fields.streaming }
+    }
     /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
     /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
     public var redirectedFrom: URL? {
@@ -66,6 +72,7 @@ public struct RawRequest: Sendable {
         var body: Body?
         var timeout: TimeInterval
         var download: Download?
+        var streaming: StreamingBody?
         var redirectedFrom: URL?
         var requestID: String?
     }

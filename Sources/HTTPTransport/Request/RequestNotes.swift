@@ -9,6 +9,8 @@ struct RequestNotes: Sendable, Hashable {
     var inheritedResponseInterceptors = 0
     /// Why the request cannot be sent, e.g. a cookie pair that would inject another cookie.
     var problem: String?
+    /// Where the response body streams to, when it does (`streaming(_:)`, `HTTPTransport.stream(_:)`).
+    var streaming: StreamingBody?
 
     /// The notes a request built on `base` starts with.
     init(base: HTTPRequest?) {

@@ -27,6 +27,7 @@ enum RequestResolver {
         let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url.absoluteString)
         var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout,
                              download: download)
+        raw.streaming = request.notes.streaming
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
         return raw
     }

@@ -15,7 +15,9 @@ struct RetryLoop {
             let attemptStart = number == 1 ? firstStart : ContinuousClock.now
             var sent: RawRequest?
             let result = pipeline.attempt(request, failedRequest: &sent)
-            guard case .failure(let error) = result, Self.mayRetry(error) else { return result }
+            // A stream whose consumer got something already is not repeated.
+            guard case .failure(let error) = result, Self.mayRetry(error),
+                  request.streaming?.consumer.isCommitted != true else { return result }
             let context = RetryContext(request: request, sentRequest: sent, error: error, attempt: number,
                                        attemptStarted: attemptStart, firstAttemptStarted: firstStart)
             switch retrier.retry(context) {

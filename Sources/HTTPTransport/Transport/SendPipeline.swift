@@ -71,8 +71,11 @@ struct SendPipeline {
                 hop = next
                 continue
             }
-            validate(&response)
-            intercept(&response)
+            // (An async stream's caller ran these on the head already.)
+            if sent.streaming?.consumer.concludedHead != true {
+                validate(&response)
+                intercept(&response)
+            }
             if response.error != nil { failedRequest = sent }
             return result(of: &response)
         }
@@ -83,7 +86,11 @@ struct SendPipeline {
     /// Resolve: the request value in its wire form (base merged, URL parsed, parameters encoded).
     private func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
         do {
-            return try request.resolve(endpoints: session.parsedEndpoints)
+            var resolved = try request.resolve(endpoints: session.parsedEndpoints)
+            // Which bodies stream follows from validation and redirects (StreamingBody.streams).
+            resolved.streaming?.validatesStatus = validatesStatus
+            resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            return resolved
         } catch {
             var error = error
             if error.url == nil { error.url = request.endpoint }
@@ -112,15 +119,16 @@ struct SendPipeline {
     }
 
     /// Execute: the cache answers, or the engine performs the exchange (and the cache keeps what
-    /// it may).
+    /// it may; a streamed body is neither served from nor stored in it).
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
         var response: RawResponse
-        if let cache = session.configuration.cache {
+        if let cache = session.configuration.cache, request.streaming == nil {
             response = cache.exchange(request, credentialHeaders: session.configuration.credentialHeaders) {
                 session.engine.execute($0, control: control)
             }
         } else {
             response = session.engine.execute(request, control: control)
+            if request.streaming != nil { StreamingBody.finish(&response) }
         }
         response.metrics.redirectCount = hop.redirects
         telemetry.hopEnded(response)

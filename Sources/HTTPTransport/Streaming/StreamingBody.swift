@@ -1,0 +1,87 @@
+import Foundation
+
+/// What a streamed response body is handed to, on the thread that runs the transfer: the
+/// closure of `streaming(_:)`, or the bounded buffer of an `HTTPResponseStream`.
+protocol StreamingConsumer: AnyObject, Sendable {
+    /// The head of a response whose body streams (data nil); an error stops the transfer.
+    func headArrived(_ head: RawResponse) -> HTTPTransportError?
+    /// The next chunk, in order. `evenIfFull` takes it whatever the buffer holds (a body an
+    /// engine returned whole).
+    func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer
+    /// Whether a paused transfer may go on (the consumer took enough).
+    var wantsMore: Bool { get }
+    /// The running transfer's wake-up (nil once it ended): taking chunks calls it, so the
+    /// transfer's thread resumes a paused transfer promptly.
+    func setWaker(_ waker: (@Sendable () -> Void)?)
+    /// `true` once something reached the consumer's user that a retry would repeat.
+    var isCommitted: Bool { get }
+    /// `true` when the response interceptors already saw the head (the stream's caller ran them),
+    /// so the pipeline does not run them again at the end.
+    var concludedHead: Bool { get }
+}
+
+/// A consumer's answer to a chunk.
+enum StreamingAnswer {
+    /// Taken; more may come.
+    case more
+    /// Not taken: the buffer is full. The transfer pauses until `wantsMore`.
+    case pause
+    /// Stop the transfer (`.cancelled`).
+    case stop
+}
+
+/// A request's streamed body, carried like `download` from the request value through
+/// resolution and the pipeline to the engine (`RawRequest.streaming`). Equal by consumer.
+struct StreamingBody: Sendable, Hashable {
+    let consumer: any StreamingConsumer
+    /// Whether a non-2xx status fails the send (the transport's default validation): such a
+    /// body is not streamed, its first `errorBodyLimit` bytes go into the error.
+    var validatesStatus = true
+    /// Whether the pipeline follows redirects: a redirect's body is not streamed.
+    var followsRedirects = true
+
+    /// The most bytes of an error response's body kept for `HTTPTransportError.responseBodyData`.
+    static let errorBodyLimit = 64 * 1024
+    /// The stall time-out of a stream when the session sets none: a stream may last for hours,
+    /// but one silent for this long is dead.
+    static let defaultStallTimeout: TimeInterval = 60
+
+    init(consumer: any StreamingConsumer) { self.consumer = consumer }
+
+    /// Whether the body of a response with `status` goes to the consumer.
+    func streams(status: Int, headers: HTTPHeaders) -> Bool {
+        if (200..<300).contains(status) { return true }
+        if followsRedirects, RedirectRule.isRedirect(status), headers.first("Location")?.isEmpty == false { return false }
+        return !validatesStatus
+    }
+
+    /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
+    static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
+
+    static func == (lhs: StreamingBody, rhs: StreamingBody) -> Bool {
+        lhs.consumer === rhs.consumer && lhs.validatesStatus == rhs.validatesStatus
+            && lhs.followsRedirects == rhs.followsRedirects
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(consumer)) }
+}
+
+/// The blocking form's consumer: every chunk goes to the handler on the sending thread.
+final class ClosureConsumer: StreamingConsumer {
+    private let handler: @Sendable (Data) -> Bool
+    private let delivered = AtomicFlag()
+
+    init(_ handler: @escaping @Sendable (Data) -> Bool) { self.handler = handler }
+
+    func headArrived(_ head: RawResponse) -> HTTPTransportError? { nil }
+
+    func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer {
+        delivered.set()
+        return handler(chunk) ? .more : .stop
+    }
+
+    var wantsMore: Bool { true }
+    func setWaker(_ waker: (@Sendable () -> Void)?) {}
+    var isCommitted: Bool { delivered.isSet }
+    var concludedHead: Bool { false }
+}
