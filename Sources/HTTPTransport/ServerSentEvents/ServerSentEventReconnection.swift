@@ -38,11 +38,14 @@ struct ServerSentEventReconnection: Sendable {
     /// Milliseconds to wait before a reconnection.
     private(set) var reconnectionTime = Self.defaultReconnectionTime
     /// The last event ID seen ("" for none).
-    private(set) var lastEventID = ""
+    private(set) var lastEventID: String
     /// Reconnects in a row that failed without an event.
     private(set) var failedReconnects = 0
     /// Whether a connection has opened (200 and `text/event-stream`) yet.
     private(set) var hasOpened = false
+
+    /// Rules for a new stream; `lastEventID` resumes one read before.
+    init(lastEventID: String = "") { self.lastEventID = lastEventID }
 
     /// The `Last-Event-ID` the next connection sends, if any.
     var lastEventIDHeader: String? { lastEventID.isEmpty ? nil : lastEventID }

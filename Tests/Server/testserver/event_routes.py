@@ -1,14 +1,14 @@
 """Server-Sent Events (text/event-stream) for the event-stream tests: a stream that ends after a
 few events (cleanly or cut mid-event) and continues from Last-Event-ID on the next connection,
 connections that fail after the first, and heads that are not an event stream. Every route
-counts its requests under `?key=` and records the Last-Event-ID each one sent
+records its requests under `?key=` with their Last-Event-ID, Accept and Cache-Control
 (`/events/log?key=`)."""
 
 import time
 
 from .common import STATE_LOCK, first, jdump
 
-EVENTS_LOG = {}  # key -> [Last-Event-ID sent by each request ("" when none)]
+EVENTS_LOG = {}  # key -> [the headers of each request that matter to an event stream]
 
 
 class EventRoutes:
@@ -18,7 +18,9 @@ class EventRoutes:
         key = first(self.qs, "key", "default")
         with STATE_LOCK:
             seen = EVENTS_LOG.setdefault(key, [])
-            seen.append(self.headers.get("Last-Event-ID", ""))
+            seen.append({"lastEventID": self.headers.get("Last-Event-ID", ""),
+                         "accept": self.headers.get("Accept", ""),
+                         "cacheControl": self.headers.get("Cache-Control", "")})
             return len(seen) - 1
 
     def _events_int(self, name, default):
@@ -79,11 +81,12 @@ class EventRoutes:
         self.wfile.write(b"0\r\n\r\n")
 
     def r_events_log(self, rest):
-        """/events/log?key=K: {"lastEventIDs": [...]}: the Last-Event-ID of each request."""
+        """/events/log?key=K: {"requests": [{"lastEventID", "accept", "cacheControl"}]}: those
+        headers of each request ("" when absent)."""
         key = first(self.qs, "key", "default")
         with STATE_LOCK:
             seen = list(EVENTS_LOG.get(key, []))
-        self.send(200, jdump({"lastEventIDs": seen}))
+        self.send(200, jdump({"requests": seen}))
 
 
 EXACT_ROUTES = {
