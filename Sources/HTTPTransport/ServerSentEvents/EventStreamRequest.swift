@@ -21,22 +21,21 @@ enum EventStreamRequest {
 
     /// What a response head means: `nil` for an event stream to read (200 and
     /// `text/event-stream`), else how the connection ended.
-    static func outcome(ofHead head: RawResponse) -> ServerSentEventReconnection.Outcome? {
-        let url = head.request.url.absoluteString
-        let status = head.statusCode?.rawValue ?? 0
-        if status == 204 { return .noContent }
-        guard status == 200 else {
+    static func outcome(status: HTTPStatusCode?, headers: HTTPHeaders, url: String) -> ServerSentEventReconnection.Outcome? {
+        let code = status?.rawValue ?? 0
+        if code == 204 { return .noContent }
+        guard code == 200 else {
             return .refused(HTTPTransportError(
-                code: .httpStatus, message: "The event stream answered \(status) (200 or 204 expected).", url: url,
-                httpStatusCode: head.statusCode, responseHeaders: head.headers))
+                code: .httpStatus, message: "The event stream answered \(code) (200 or 204 expected).", url: url,
+                httpStatusCode: status, responseHeaders: headers))
         }
-        let contentType = head.headers.first("Content-Type") ?? ""
+        let contentType = headers.first("Content-Type") ?? ""
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
         guard mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream" else {
             return .refused(HTTPTransportError(
                 code: .badResponse,
                 message: "The response is not an event stream: its Content-Type is \"\(contentType)\" (text/event-stream expected).",
-                url: url, httpStatusCode: head.statusCode, responseHeaders: head.headers))
+                url: url, httpStatusCode: status, responseHeaders: headers))
         }
         return nil
     }

@@ -43,7 +43,7 @@ final class ServerSentEventConsumer: StreamingConsumer {
     }
 
     func headArrived(_ head: RawResponse) -> HTTPTransportError? {
-        let outcome = EventStreamRequest.outcome(ofHead: head)
+        let outcome = EventStreamRequest.outcome(status: head.statusCode, headers: head.headers, url: head.request.url.absoluteString)
         let held = state.withLock { state -> [Data] in
             state.headOutcome = .some(outcome)
             defer { state.held = [] }
