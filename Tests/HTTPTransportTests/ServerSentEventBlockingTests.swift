@@ -101,6 +101,23 @@ final class ServerSentEventBlockingTests: XCTestCase {
         XCTAssertNotNil(try sendOK(transport, HTTPRequest(endpoint: server.http + "/json")).body)
     }
 
+    func testEventsThroughAStubEngineReconnectWithLastEventID() throws {
+        let seen = Recorder<String>()
+        let stub = StubEngine { request in
+            seen.add(request.headers.first("Last-Event-ID") ?? "")
+            guard request.headers.first("Last-Event-ID") == nil else { return RawResponse(request: request, statusCode: .noContent) }
+            return RawResponse(request: request, statusCode: .ok, headers: ["Content-Type": "text/event-stream"],
+                               data: Data("retry: 1\nid: a\nevent: greeting\ndata: hello\n\n".utf8))
+        }
+        let received = Protected<[ServerSentEvent]>([])
+        try HTTPTransport(session: Session(engine: stub)).events(request: HTTPRequest(endpoint: "http://stub.invalid/events")) { event in
+            received.withLock { $0.append(event) }
+            return true
+        }
+        XCTAssertEqual(received.value, [ServerSentEvent(id: "a", event: "greeting", data: "hello", retry: 1)])
+        XCTAssertEqual(seen.values, ["", "a"])
+    }
+
     // MARK: Helpers
 
     private func stream(_ key: String, _ query: String) -> HTTPRequest {
