@@ -118,6 +118,19 @@ final class ServerSentEventBlockingTests: XCTestCase {
         XCTAssertEqual(seen.values, ["", "a"])
     }
 
+    func testAnEmptyIdDropsTheCallersLastEventIDFromReconnections() throws {
+        let seen = Recorder<String?>()
+        let stub = StubEngine { request in
+            seen.add(request.headers.first("Last-Event-ID"))
+            guard seen.values.count == 1 else { return RawResponse(request: request, statusCode: .noContent) }
+            return RawResponse(request: request, statusCode: .ok, headers: ["Content-Type": "text/event-stream"],
+                               data: Data("retry: 1\nid\ndata: a\n\n".utf8))
+        }
+        let request = HTTPRequest(endpoint: "http://stub.invalid/events").with(header: "last-event-id", value: "7")
+        try HTTPTransport(session: Session(engine: stub)).events(request: request) { _ in true }
+        XCTAssertEqual(seen.values, ["7", nil])
+    }
+
     // MARK: Helpers
 
     private func stream(_ key: String, _ query: String) -> HTTPRequest {

@@ -4,12 +4,17 @@ import Foundation
 /// and what a response head means.
 enum EventStreamRequest {
     /// `request` as one connection of an event stream: `Accept: text/event-stream`,
-    /// `Cache-Control: no-cache`, and the last event ID when there is one.
+    /// `Cache-Control: no-cache`, and `Last-Event-ID` when there is a last event ID (the
+    /// caller's own header is dropped once the server cleared the id).
     static func connection(_ request: HTTPRequest, lastEventID: String?) -> HTTPRequest {
         var request = request
             .with(header: "Accept", value: "text/event-stream")
             .with(header: "Cache-Control", value: "no-cache")
-        if let lastEventID { request = request.with(header: "Last-Event-ID", value: lastEventID) }
+        if let lastEventID {
+            request = request.with(header: "Last-Event-ID", value: lastEventID)
+        } else {
+            request.headers = request.headers.filter { $0.key.caseInsensitiveCompare("Last-Event-ID") != .orderedSame }
+        }
         return request
     }
 

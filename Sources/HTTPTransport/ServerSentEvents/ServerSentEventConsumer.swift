@@ -6,9 +6,16 @@ import Foundation
 /// Chunks that come before the head was checked (libcurl may deliver a head and the body's
 /// start in one go) are held until it was: a body that is not an event stream is never decoded.
 final class ServerSentEventConsumer: StreamingConsumer {
+    private enum Head {
+        case awaited
+        case eventStream
+        /// Not an event stream: how the connection ended.
+        case ended(ServerSentEventReconnection.Outcome)
+    }
+
     private struct State {
         var decoder: ServerSentEventDecoder
-        var headOutcome: ServerSentEventReconnection.Outcome??  // nil: no head yet; .some(nil): an event stream
+        var head = Head.awaited
         var held: [Data] = []
         var deliveredEvents = false
         var stopped = false
@@ -29,14 +36,16 @@ final class ServerSentEventConsumer: StreamingConsumer {
     /// `onEvent` answered `false`.
     var stopped: Bool { state.withLock { $0.stopped } }
     /// The head was an event stream.
-    var opened: Bool { state.withLock { if case .some(.none) = $0.headOutcome { true } else { false } } }
+    var opened: Bool { state.withLock { if case .eventStream = $0.head { true } else { false } } }
 
     /// How the connection ended, given the send's result.
     func outcome(of result: HTTPTransport.Result) -> ServerSentEventReconnection.Outcome {
-        if case .some(.some(let outcome)) = state.withLock({ $0.headOutcome }) { return outcome }
+        if case .ended(let outcome) = state.withLock({ $0.head }) { return outcome }
         switch result {
         case .success(let response):
-            return response.httpStatus.rawValue == 204 ? .noContent : .ended
+            // (A response whose body did not stream, e.g. a redirect not followed, has its head checked here.)
+            return EventStreamRequest.outcome(status: response.httpStatus, headers: response.rawHeaders,
+                                              url: response.request.url.absoluteString) ?? .ended
         case .failure(let error):
             return .failed(error)
         }
@@ -45,7 +54,7 @@ final class ServerSentEventConsumer: StreamingConsumer {
     func headArrived(_ head: RawResponse) -> HTTPTransportError? {
         let outcome = EventStreamRequest.outcome(status: head.statusCode, headers: head.headers, url: head.request.url.absoluteString)
         let held = state.withLock { state -> [Data] in
-            state.headOutcome = .some(outcome)
+            state.head = outcome.map(Head.ended) ?? .eventStream
             defer { state.held = [] }
             return state.held
         }
@@ -57,11 +66,9 @@ final class ServerSentEventConsumer: StreamingConsumer {
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer {
         let checked = state.withLock { state -> Bool in
             state.received = true
-            guard state.headOutcome != nil else {
-                state.held.append(chunk)
-                return false
-            }
-            return true
+            guard case .awaited = state.head else { return true }
+            state.held.append(chunk)
+            return false
         }
         guard checked else { return .more }
         return decode(chunk) ? .more : .stop
