@@ -170,7 +170,7 @@ struct SendPipeline {
 
     /// Validate: by default, a status other than 2xx is an `.httpStatus` failure carrying the
     /// response; a response without a status is a `.badResponse`.
-    private func validate(_ response: inout RawResponse) {
+    func validate(_ response: inout RawResponse) {
         guard response.error == nil else { return }
         let request = response.request
         guard let status = response.statusCode else {
@@ -187,7 +187,7 @@ struct SendPipeline {
     }
 
     /// Intercept response: the request's response interceptors, then the transport's.
-    private func intercept(_ response: inout RawResponse) {
+    func intercept(_ response: inout RawResponse) {
         for interceptor in responseInterceptors where response.error != nil || interceptor.interceptsSuccesses {
             response = interceptor.intercept(response: response)
         }

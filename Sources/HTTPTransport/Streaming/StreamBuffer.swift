@@ -1,0 +1,94 @@
+import Foundation
+
+/// The bounded buffer between a stream's transfer and its consumer, as a value (the rules,
+/// without locks or threads; `StreamChannel` guards it). The transfer offers chunks while fewer
+/// than `limit` bytes wait; a full buffer answers `.pause` and the transfer waits until the
+/// consumer has taken it below half, so a slowly read stream of any length holds at most about
+/// `limit` bytes (plus the one chunk taken last).
+struct StreamBuffer {
+    /// How a stream ended.
+    enum End: Equatable {
+        case finished
+        case failed(HTTPTransportError)
+
+        static func == (lhs: End, rhs: End) -> Bool {
+            switch (lhs, rhs) {
+            case (.finished, .finished): true
+            case (.failed(let a), .failed(let b)): a.code == b.code && a.message == b.message
+            default: false
+            }
+        }
+    }
+
+    /// What the consumer gets next.
+    enum Next: Equatable {
+        /// A chunk; `resumes` when taking it drained a paused buffer (wake the transfer).
+        case chunk(Data, resumes: Bool)
+        /// Nothing yet: wait.
+        case empty
+        /// The end (after every chunk was taken).
+        case end(End)
+    }
+
+    /// About 1 MiB: a few dozen of libcurl's chunks, enough to keep a fast consumer busy.
+    static let defaultLimit = 1 << 20
+
+    let limit: Int
+    private var chunks: [Data] = []
+    private var first = 0
+    /// Bytes offered and not yet taken.
+    private(set) var bufferedBytes = 0
+    /// The transfer was told to pause and waits for `wantsMore`.
+    private(set) var isPaused = false
+    /// How the transfer ended (chunks may still wait before it).
+    private(set) var end: End?
+
+    init(limit: Int = StreamBuffer.defaultLimit) { self.limit = max(1, limit) }
+
+    /// The transfer's next chunk: taken (`.more`), refused because the buffer is full (`.pause`;
+    /// offer it again later), or refused because the stream ended (`.stop`).
+    mutating func offer(_ chunk: Data, evenIfFull: Bool = false) -> StreamingAnswer {
+        guard end == nil else { return .stop }
+        if !evenIfFull, bufferedBytes >= limit {
+            isPaused = true
+            return .pause
+        }
+        chunks.append(chunk)
+        bufferedBytes += chunk.count
+        return .more
+    }
+
+    /// Whether a chunk waits to be taken.
+    var hasChunk: Bool { first < chunks.count }
+
+    /// Whether a paused transfer may go on: the consumer took the buffer below half.
+    var wantsMore: Bool { end == nil && bufferedBytes < limit / 2 }
+
+    /// The consumer's next chunk, the end, or nothing yet.
+    mutating func take() -> Next {
+        guard first < chunks.count else { return end.map(Next.end) ?? .empty }
+        let chunk = chunks[first]
+        first += 1
+        bufferedBytes -= chunk.count
+        if first == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            first = 0
+        }
+        let resumes = isPaused && wantsMore
+        if resumes { isPaused = false }
+        return .chunk(chunk, resumes: resumes)
+    }
+
+    /// The transfer ended: the consumer gets the chunks still waiting, then `end`.
+    mutating func finish(_ end: End) {
+        if self.end == nil { self.end = end }
+    }
+
+    /// The consumer gave up: what waits is dropped, and the stream ends with `error`.
+    mutating func cancel(_ error: HTTPTransportError) {
+        chunks.removeAll()
+        first = 0
+        bufferedBytes = 0
+        end = .failed(error)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+
+/// The meeting point of an `HTTPResponseStream`'s transfer (on a transfer thread) and its
+/// consumer (a task): the head, then the body through a bounded `StreamBuffer`.
+///
+/// As in `AsyncSendJob`, values cross threads under the lock, never through a continuation:
+/// a continuation only wakes the task, which then reads the state (ThreadSanitizer sees the
+/// pthread mutex, not the concurrency runtime's hand-over).
+final class StreamChannel: StreamingConsumer, @unchecked Sendable {
+    /// Stops the transfer (the engine's poll wakes at once).
+    let cancellation = CancellationHandle()
+    private let url: String
+    private let lock = NSLock()
+    // Everything below is guarded by `lock`.
+    private var buffer: StreamBuffer
+    private var head: RawResponse?
+    private var headFailure: HTTPTransportError?
+    private var announced = false
+    private var headWaiter: CheckedContinuation<Void, Never>?
+    private var reader: CheckedContinuation<Void, Never>?
+    private var waker: (@Sendable () -> Void)?
+    private var transferEnded = false
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    private var iterated = false
+    private var pauseWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(url: String, limit: Int = StreamBuffer.defaultLimit) {
+        self.url = url
+        buffer = StreamBuffer(limit: limit)
+    }
+
+    private var cancelledError: HTTPTransportError {
+        HTTPTransportError(code: .cancelled, message: "The stream was cancelled.", url: url)
+    }
+
+    // MARK: Transfer side (StreamingConsumer)
+
+    func headArrived(_ head: RawResponse) -> HTTPTransportError? {
+        let (waiter, error) = lock.withLock { () -> (CheckedContinuation<Void, Never>?, HTTPTransportError?) in
+            if case .failed(let error)? = buffer.end { return (nil, error) }
+            guard !announced else { return (nil, nil) }
+            announced = true
+            self.head = head
+            defer { headWaiter = nil }
+            return (headWaiter, nil)
+        }
+        waiter?.resume()
+        return error
+    }
+
+    func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer {
+        let (answer, waiter) = lock.withLock { () -> (StreamingAnswer, CheckedContinuation<Void, Never>?) in
+            let answer = buffer.offer(chunk, evenIfFull: evenIfFull)
+            if answer == .pause, !pauseWaiters.isEmpty {
+                pauseWaiters.forEach { $0.resume() }
+                pauseWaiters = []
+            }
+            guard answer == .more else { return (answer, nil) }
+            defer { reader = nil }
+            return (answer, reader)
+        }
+        waiter?.resume()
+        return answer
+    }
+
+    var wantsMore: Bool { lock.withLock { buffer.wantsMore } }
+
+    func setWaker(_ waker: (@Sendable () -> Void)?) { lock.withLock { self.waker = waker } }
+
+    var isCommitted: Bool { lock.withLock { announced } }
+
+    var concludedHead: Bool { lock.withLock { announced } }
+
+    /// The send ended (on the transfer thread): before the head, its failure is `stream`'s;
+    /// after it, the body ends with it.
+    func finish(_ result: HTTPTransport.Result) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            transferEnded = true
+            if !announced {
+                announced = true
+                headFailure = result.error ?? HTTPTransportError(
+                    code: .badResponse, message: "The exchange ended without a response head.", url: url)
+            }
+            buffer.finish(result.error.map(StreamBuffer.End.failed) ?? .finished)
+            var waiters = endWaiters
+            endWaiters = []
+            if let headWaiter { waiters.append(headWaiter) }
+            if let reader { waiters.append(reader) }
+            headWaiter = nil
+            reader = nil
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Consumer side
+
+    /// Stops the transfer and ends the stream with `.cancelled` (what waits is dropped).
+    func cancel() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            if buffer.end == nil { buffer.cancel(cancelledError) }
+            if head == nil, headFailure == nil { headFailure = cancelledError }
+            let waiters = [headWaiter, reader].compactMap { $0 }
+            headWaiter = nil
+            reader = nil
+            return waiters
+        }
+        cancellation.cancel()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The response head, once it arrived (cancelling the task cancels the stream).
+    func awaitHead() async throws(HTTPTransportError) -> RawResponse {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = lock.withLock { () -> Bool in
+                    guard head == nil, headFailure == nil else { return true }
+                    headWaiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            cancel()
+        }
+        let (arrived, failure) = lock.withLock { (head, headFailure) }
+        if let arrived { return arrived }
+        throw failure ?? cancelledError
+    }
+
+    /// The next chunk of the body; nil at its end (cancelling the task cancels the stream).
+    func next() async throws(HTTPTransportError) -> Data? {
+        while true {
+            let next = lock.withLock { buffer.take() }
+            switch next {
+            case .chunk(let data, let resumes):
+                if resumes, let waker = lock.withLock({ waker }) { waker() }
+                return data
+            case .end(.finished): return nil
+            case .end(.failed(let error)): throw error
+            case .empty: await waitForChunk()
+            }
+        }
+    }
+
+    private func waitForChunk() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = lock.withLock { () -> Bool in
+                    guard !buffer.hasChunk, buffer.end == nil else { return true }
+                    reader = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// `false` after the first call: a stream's body is read once.
+    func beginIteration() -> Bool {
+        lock.withLock {
+            defer { iterated = true }
+            return !iterated
+        }
+    }
+
+    /// Returns once the transfer ended and its handle was released (tests count descriptors).
+    func awaitTransferEnd() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = lock.withLock { () -> Bool in
+                if !transferEnded { endWaiters.append(continuation) }
+                return transferEnded
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Bytes waiting in the buffer.
+    var bufferedBytes: Int { lock.withLock { buffer.bufferedBytes } }
+
+    /// Returns once the full buffer paused the transfer (tests of back-pressure).
+    func awaitPause() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let paused = lock.withLock { () -> Bool in
+                if !buffer.isPaused { pauseWaiters.append(continuation) }
+                return buffer.isPaused
+            }
+            if paused { continuation.resume() }
+        }
+    }
+}

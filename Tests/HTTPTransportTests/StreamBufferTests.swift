@@ -1,0 +1,101 @@
+@testable import HTTPTransport
+import XCTest
+
+/// The rules of a stream's bounded buffer and of its line splitting, without a transfer.
+final class StreamBufferTests: XCTestCase {
+    private let chunk = Data(repeating: 1, count: 16 * 1024)
+
+    func testAFullBufferPausesTheTransferAndHoldsAtMostItsLimit() {
+        var buffer = StreamBuffer(limit: 64 * 1024)
+        var offered = 0
+        while buffer.offer(chunk) == .more { offered += 1 }
+        XCTAssertEqual(offered, 4)
+        XCTAssertTrue(buffer.isPaused)
+        XCTAssertLessThanOrEqual(buffer.bufferedBytes, buffer.limit)
+        // A paused transfer offers the same chunk again: still refused, nothing grows.
+        XCTAssertEqual(buffer.offer(chunk), .pause)
+        XCTAssertEqual(buffer.bufferedBytes, 64 * 1024)
+    }
+
+    func testTheTransferResumesOnceTheReaderTookTheBufferBelowHalf() {
+        var buffer = StreamBuffer(limit: 64 * 1024)
+        while buffer.offer(chunk) == .more {}
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))
+        XCTAssertFalse(buffer.wantsMore)  // half full: not yet
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: true))
+        XCTAssertTrue(buffer.wantsMore)
+        XCTAssertFalse(buffer.isPaused)
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))
+    }
+
+    func testAReadSlowerThanTheTransferNeverHoldsMoreThanTheLimit() {
+        // A long body read one chunk per eight offered: the buffer stays bounded throughout.
+        var buffer = StreamBuffer(limit: 1 << 20)
+        var most = 0
+        for round in 0..<10_000 {
+            _ = buffer.offer(chunk)
+            most = max(most, buffer.bufferedBytes)
+            if round % 8 == 0 { _ = buffer.take() }
+        }
+        XCTAssertLessThanOrEqual(most, 1 << 20)
+    }
+
+    func testTheReaderGetsEveryChunkBeforeTheEnd() {
+        var buffer = StreamBuffer()
+        _ = buffer.offer(chunk)
+        buffer.finish(.finished)
+        XCTAssertEqual(buffer.offer(chunk), .stop)
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))
+        XCTAssertEqual(buffer.take(), .end(.finished))
+    }
+
+    func testCancellingDropsWhatWaitsAndEndsWithTheError() {
+        var buffer = StreamBuffer()
+        _ = buffer.offer(chunk)
+        let error = HTTPTransportError(code: .cancelled, message: "cancelled")
+        buffer.cancel(error)
+        XCTAssertEqual(buffer.bufferedBytes, 0)
+        XCTAssertEqual(buffer.take(), .end(.failed(error)))
+        XCTAssertEqual(buffer.offer(chunk), .stop)
+    }
+
+    // MARK: Lines
+
+    private func lines(_ chunks: [String]) -> [String] {
+        var splitter = LineSplitter()
+        var lines: [String] = []
+        for chunk in chunks {
+            splitter.append(Data(chunk.utf8))
+            while let line = splitter.nextLine() { lines.append(line) }
+        }
+        if let last = splitter.finish() { lines.append(last) }
+        return lines
+    }
+
+    func testLinesSplitOnLFAndDropTheCRBeforeIt() {
+        XCTAssertEqual(lines(["a\r\nb\nc\r\n"]), ["a", "b", "c"])
+    }
+
+    func testTheLastLineComesWithoutLFAndNoEmptyLineFollowsAFinalLF() {
+        XCTAssertEqual(lines(["a\nb"]), ["a", "b"])
+        XCTAssertEqual(lines(["a\n"]), ["a"])
+        XCTAssertEqual(lines([""]), [])
+        XCTAssertEqual(lines(["\n"]), [""])
+    }
+
+    func testEmptyLinesInsideTheBodyAreKept() {
+        XCTAssertEqual(lines(["a\n\n\r\nb\n"]), ["a", "", "", "b"])
+    }
+
+    func testLinesAndCRLFSplitAcrossChunks() {
+        XCTAssertEqual(lines(["ab", "c\r", "\nd", "e\n", "f"]), ["abc", "de", "f"])
+    }
+
+    func testUTF8SplitAcrossChunksDecodesWhole() {
+        let bytes = Array("é😀\n".utf8)
+        var splitter = LineSplitter()
+        for byte in bytes { splitter.append(Data([byte])) }
+        XCTAssertEqual(splitter.nextLine(), "é😀")
+    }
+}
