@@ -131,6 +131,19 @@ final class ServerSentEventBlockingTests: XCTestCase {
         XCTAssertEqual(seen.values, ["7", nil])
     }
 
+    func testHandlerReturningFalseGetsNoFurtherEventOfTheSameChunk() throws {
+        let stub = StubEngine { request in
+            RawResponse(request: request, statusCode: .ok, headers: ["Content-Type": "text/event-stream"],
+                        data: Data("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8))
+        }
+        let received = Protected<[String]>([])
+        try HTTPTransport(session: Session(engine: stub)).events(request: HTTPRequest(endpoint: "http://stub.invalid/")) { event in
+            received.withLock { $0.append(event.data) }
+            return event.data != "2"
+        }
+        XCTAssertEqual(received.value, ["1", "2"])
+    }
+
     // MARK: Helpers
 
     private func stream(_ key: String, _ query: String) -> HTTPRequest {
