@@ -26,6 +26,7 @@ let fuzzTargets = [
     "FuzzProxy",
     "FuzzRedaction",
     "FuzzHTTPArchive",
+    "FuzzServerSentEvents",
 ]
 
 let package = Package(

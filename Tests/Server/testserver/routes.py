@@ -4,7 +4,8 @@ A new route module goes in ROUTE_MODULES (its class becomes one of Handler's bas
 added to an existing module goes at the end of that module's EXACT_ROUTES or PREFIX_ROUTES.
 """
 
-from . import auth_routes, cache_routes, echo_routes, fault_routes, feature_routes, stream_routes, transfer_routes
+from . import (auth_routes, cache_routes, echo_routes, event_routes, fault_routes, feature_routes, stream_routes,
+               transfer_routes)
 from .handler import HandlerBase
 
 ROUTE_MODULES = [
@@ -15,6 +16,7 @@ ROUTE_MODULES = [
     (cache_routes, cache_routes.CacheRoutes),
     (feature_routes, feature_routes.FeatureRoutes),
     (stream_routes, stream_routes.StreamRoutes),
+    (event_routes, event_routes.EventRoutes),
 ]
 
 
