@@ -58,6 +58,11 @@ public final class Session: Sendable {
         public var addressPolicy: AddressPolicy = .any
         /// The HTTP cache, or nil (the default) for none. See `HTTPCache`.
         public var cache: HTTPCache?
+        /// A rate per origin and `Retry-After` pauses for every send of the session, or nil (the
+        /// default) for none. See `HostLimits`.
+        public var hostLimits: HostLimits?
+        /// Stops sending to an origin that keeps failing, or nil (the default) for never. See `CircuitBreaker`.
+        public var circuitBreaker: CircuitBreaker?
 
         /// The defaults.
         public init() {}
@@ -73,15 +78,24 @@ public final class Session: Sendable {
     let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
+    /// The per-origin step (host limits, circuit breaker); nil when neither is configured.
+    let originGuard: OriginGuard?
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
-    public init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
+    public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
                 engine: (any HTTPEngine)? = nil) {
+        self.init(security: security, configuration: configuration, engine: engine, clock: .system)
+    }
+
+    /// A session whose per-origin rules read `clock` (tests give a manual one).
+    init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
+         engine: (any HTTPEngine)? = nil, clock: ResilienceClock) {
         self.security = security
         self.configuration = configuration
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
         telemetry = SessionTelemetry(configuration: configuration, engine: engine)
+        originGuard = OriginGuard(configuration: configuration, clock: clock)
     }
 }
 
