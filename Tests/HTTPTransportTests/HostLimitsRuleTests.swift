@@ -135,7 +135,8 @@ final class HostLimitsRuleTests: XCTestCase {
         let spans = tracer.finishedSpans
         XCTAssertEqual(spans.count, 2)
         XCTAssertTrue(spans[0].events.isEmpty)
-        let event = try XCTUnwrap(spans[1].events.only)
+        XCTAssertEqual(spans[1].events.count, 1)
+        let event = try XCTUnwrap(spans[1].events.first)
         XCTAssertEqual(event.name, "http.client.origin_wait")
         XCTAssertEqual(event.attributes.get("http.client.origin_wait.reason"), .string("rate_limit"))
         XCTAssertEqual(event.attributes.get("http.client.origin_wait.duration"), .double(0.5))
