@@ -17,10 +17,21 @@ struct Options {
     var metricsPort: Int?
     /// The proxy every request goes through (`nil`: the environment's, as curl reads it).
     var proxy: String?
+    /// Requests a second to the API (`HostLimits`; 0: no rate, `Retry-After` pauses still apply).
+    var rate: Double = 1_000
+    /// Requests that may go at once after a quiet time.
+    var burst = 50
+    /// Consecutive failures that open the API's circuit (`CircuitBreaker`; 0: no breaker).
+    var breakerThreshold = 20
+    /// Seconds an open circuit refuses before one probe.
+    var breakerOpenSeconds: Double = 5
+    /// Retries allowed per first attempt over 10 s (`RetryBudget`), besides 10 a second.
+    var retryBudget = 0.2
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
-                            [--metrics-port PORT] [--proxy URL]
+                            [--metrics-port PORT] [--proxy URL] [--rate N] [--burst N]
+                            [--breaker-threshold N] [--breaker-open SECONDS] [--retry-budget RATIO]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
@@ -29,6 +40,11 @@ struct Options {
           --metrics-port PORT serve metrics at http://127.0.0.1:PORT/metrics (0: any free port)
           --proxy URL         send through this proxy: http://, https://, socks5:// or socks5h://,
                               credentials as user:password@ (default: the environment's proxy)
+          --rate N            requests a second to the API (default 1000; 0 = no rate)
+          --burst N           requests that may go at once after a quiet time (default 50)
+          --breaker-threshold N  consecutive failures that stop sending to the API (default 20; 0 = never)
+          --breaker-open SECONDS how long it stays stopped before one probe (default 5)
+          --retry-budget RATIO   retries per first attempt over 10 s, besides 10/s (default 0.2)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -64,6 +80,21 @@ struct Options {
                 options.metricsPort = port
             case "--proxy":
                 options.proxy = value(argument)
+            case "--rate":
+                guard let rate = Double(value(argument)), rate >= 0 else { fail("--rate takes requests a second ≥ 0") }
+                options.rate = rate
+            case "--burst":
+                guard let burst = Int(value(argument)), burst >= 1 else { fail("--burst takes a count ≥ 1") }
+                options.burst = burst
+            case "--breaker-threshold":
+                guard let threshold = Int(value(argument)), threshold >= 0 else { fail("--breaker-threshold takes a count ≥ 0") }
+                options.breakerThreshold = threshold
+            case "--breaker-open":
+                guard let open = Double(value(argument)), open >= 0 else { fail("--breaker-open takes seconds ≥ 0") }
+                options.breakerOpenSeconds = open
+            case "--retry-budget":
+                guard let ratio = Double(value(argument)), ratio >= 0 else { fail("--retry-budget takes a ratio ≥ 0") }
+                options.retryBudget = ratio
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -1,5 +1,6 @@
 // WorkerDaemon: background threads take jobs from a queue and call an API through ONE shared
-// HTTPTransport, with request/response logging and a retry policy. It stops by itself after
+// HTTPTransport, with request/response logging, a retry policy with a retry budget, a rate per
+// origin and a circuit breaker. It stops by itself after
 // `--jobs` jobs, or cleanly on SIGINT/SIGTERM (in-flight jobs finish and the queue drains; a
 // second signal cancels what is still running), and prints a summary.
 //
@@ -77,10 +78,20 @@ if let port = options.metricsPort {
 
 /// Retries announced by the retry policy.
 let retries = Atomic<Int>(0)
+/// Sends the open circuit refused (nothing reached the server).
+let refusals = Atomic<Int>(0)
 
 /// The session: one pool of connections, through the proxy if one was given, its metrics in the
 /// registry above when they are served.
 sessionConfiguration.proxy = options.proxy.map { Proxy($0) }
+// Resilience (README "Resilience"): a rate per origin so a backlog never floods the API (and a
+// 429/503 with Retry-After pauses every thread, not just one), and a circuit breaker so that
+// when the API is down the workers fail fast instead of queueing doomed requests.
+sessionConfiguration.hostLimits = HostLimits(requestsPerSecond: options.rate, burst: options.burst)
+if options.breakerThreshold > 0 {
+    sessionConfiguration.circuitBreaker = CircuitBreaker(failureThreshold: options.breakerThreshold,
+                                                         openDuration: options.breakerOpenSeconds)
+}
 let session = Session(configuration: sessionConfiguration)
 
 let transport = HTTPTransport(
@@ -101,7 +112,11 @@ let transport = HTTPTransport(
         onRetry: { context, delay in
             retries.add(1, ordering: .relaxed)
             log.notice("retrying \(context.request.method.rawValue) \(context.request.url.path) after attempt \(context.attempt) (\(context.error.httpStatusCode.map { "\($0.rawValue)" } ?? "\(context.error.code)")) in \(String(format: "%.0f", delay * 1000)) ms")
-        }
+        },
+        // At most 20% more requests than jobs (plus 10 a second) when the API fails: no retry storm.
+        budget: RetryBudget(ratio: options.retryBudget, minimumPerSecond: 10),
+        // A POST gets a key the server can use to recognise a retry (the jobs' PUTs need none).
+        idempotencyKeyHeader: "Idempotency-Key"
     )
 )
 
@@ -209,6 +224,7 @@ for index in 1...options.threads {
             let elapsed = ContinuousClock.now - begin
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             stats.record(result, milliseconds: milliseconds, job: job)
+            if result.error?.code == .circuitOpen { refusals.add(1, ordering: .relaxed) }
             if let error = result.error, error.code != .cancelled {
                 log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])
             }
@@ -242,6 +258,9 @@ print("""
     throughput: \(String(format: "%.0f", Double(finished) / max(seconds, 0.001))) jobs/s over \(String(format: "%.2f", seconds)) s \
     on \(options.threads) threads; \(final.reused) of \(final.done) successes reused a pooled connection
     server: \(server.requestCount) requests received
+    resilience: \(options.rate > 0 ? "\(options.rate)/s, burst \(options.burst)" : "no rate") per origin; \
+    circuit \(options.breakerThreshold > 0 ? "after \(options.breakerThreshold) failures for \(options.breakerOpenSeconds) s" : "off"); \
+    retry budget \(options.retryBudget) + 10/s; \(refusals.load(ordering: .relaxed)) sends refused by an open circuit
     """)
 
 // Sanity checks, so that scripts can trust the exit status.
@@ -249,8 +268,9 @@ var problems = final.unexpected
 if stopper.reason == nil, options.jobs > 0, finished != options.jobs {
     problems.append("\(finished) jobs finished, \(options.jobs) expected")
 }
-if final.cancelled == 0, server.requestCount != finished + retried + probes {
-    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check")
+let refused = refusals.load(ordering: .relaxed)
+if final.cancelled == 0, server.requestCount != finished + retried + probes - refused {
+    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check - \(refused) refused by the circuit")
 }
 server.stop()
 metricsServer?.stop()
