@@ -148,6 +148,24 @@ final class CircuitBreakerRuleTests: XCTestCase {
         XCTAssertTrue(transport.send(request: HTTPRequest(endpoint: url)).isSuccess, "the probe closed it")
     }
 
+    func testAnOpenCircuitRefusesWithoutWaitingForATokenOfTheRate() {
+        let clock = ManualClock()
+        var configuration = configuration(threshold: 1)
+        configuration.hostLimits = HostLimits(requestsPerSecond: 1, burst: 1)
+        let transport = stub(clock, [503]).transport(configuration)
+        _ = transport.send(request: HTTPRequest(endpoint: url))
+        for _ in 0..<3 { XCTAssertEqual(transport.send(request: HTTPRequest(endpoint: url)).error?.code, .circuitOpen) }
+        XCTAssertTrue(clock.waits.isEmpty)
+    }
+
+    func testIdleOriginsAreForgottenWhenThereAreMany() throws {
+        let transport = ClockedStub(clock: ManualClock()).transport(configuration(threshold: 1))
+        let count = OriginGuard.forgetIdleAbove + 10
+        for index in 0..<count { _ = transport.send(request: HTTPRequest(endpoint: "http://h\(index).test/")) }
+        let origins = try XCTUnwrap(transport.session.originGuard?.originCount)
+        XCTAssertLessThan(origins, count, "closed circuits with no failure are the same as new ones")
+    }
+
     func testRefusalsAreCountedByOriginAndMarkedOnTheSpan() throws {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()

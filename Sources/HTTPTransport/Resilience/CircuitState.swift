@@ -11,6 +11,11 @@ struct CircuitState: Sendable {
         case probe
         /// Do not send: the circuit is open (its refusal message).
         case refuse(String)
+
+        var isRefusal: Bool {
+            if case .refuse = self { return true }
+            return false
+        }
     }
 
     /// How an exchange counts for the circuit.
@@ -33,7 +38,8 @@ struct CircuitState: Sendable {
 
     init(breaker: CircuitBreaker) { self.breaker = breaker }
 
-    var isOpen: Bool { opened != nil }
+    /// Closed with no failure counted: nothing to remember.
+    var isIdle: Bool { opened == nil && consecutiveFailures == 0 }
 
     mutating func admit(origin: Origin, now: TimeInterval, date: Date) -> Admission {
         guard let opened else { return .send }

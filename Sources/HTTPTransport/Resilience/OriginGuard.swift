@@ -18,7 +18,15 @@ final class OriginGuard: Sendable {
         /// Monotonic seconds until which a `Retry-After` holds every send (0: none).
         var pausedUntil: TimeInterval = 0
         var circuit: CircuitState?
+
+        /// Whether the state is the same as a new one's at `now` (so it may be forgotten).
+        func isIdle(now: TimeInterval) -> Bool {
+            pausedUntil <= now && (circuit?.isIdle ?? true) && (bucket?.isFull(now: now) ?? true)
+        }
     }
+
+    /// Origins remembered before idle ones are forgotten (a crawler meets many).
+    static let forgetIdleAbove = 1_024
 
     init?(configuration: Session.Configuration, clock: ResilienceClock = .system) {
         guard configuration.hostLimits != nil || configuration.circuitBreaker != nil else { return nil }
@@ -27,13 +35,16 @@ final class OriginGuard: Sendable {
         self.clock = clock
     }
 
+    /// How many origins the guard remembers.
+    var originCount: Int { origins.withLock { $0.count } }
+
     /// Sends `request` through `network` when the origin's circuit and limits let it, in time.
     func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
               network: (RawRequest) -> RawResponse) -> RawResponse {
         let origin = Origin(request.url)
         var request = request
         var admission = admit(origin)
-        if limits != nil {
+        if limits != nil, !admission.isRefusal {
             if let failure = awaitTurn(origin, &request, control: control, telemetry: telemetry) {
                 if admission == .probe { record(.neutral, origin, probe: true) }
                 return RawResponse(request: request, error: failure)
@@ -58,12 +69,9 @@ final class OriginGuard: Sendable {
         guard let breaker else { return .send }
         let now = clock.now()
         let date = clock.date()
-        return origins.withLock { origins in
-            var state = origins[origin] ?? OriginState()
+        return update(origin, now: now) { state in
             if state.circuit == nil { state.circuit = CircuitState(breaker: breaker) }
-            let admission = state.circuit?.admit(origin: origin, now: now, date: date) ?? .send
-            origins[origin] = state
-            return admission
+            return state.circuit?.admit(origin: origin, now: now, date: date) ?? .send
         }
     }
 
@@ -115,13 +123,10 @@ final class OriginGuard: Sendable {
         -> (tokenDue: TimeInterval, hasToken: Bool) {
         guard let rate = limits?.requestsPerSecond else { return (start, true) }
         let burst = limits?.burst ?? 1
-        return origins.withLock { origins in
-            var state = origins[origin] ?? OriginState()
+        return update(origin, now: start) { state in
             if state.bucket == nil { state.bucket = TokenBucket(rate: rate, burst: burst, now: start) }
             let from = max(start, state.pausedUntil)
-            let wait = state.bucket?.reserve(now: from, within: deadline - from)
-            origins[origin] = state
-            guard let wait else { return (deadline, false) }
+            guard let wait = state.bucket?.reserve(now: from, within: deadline - from) else { return (deadline, false) }
             return (from + wait, true)
         }
     }
@@ -138,11 +143,24 @@ final class OriginGuard: Sendable {
               let header = response.headers["Retry-After"],
               let delay = RetryPolicy.retryAfterDelay(header, now: clock.date()), delay > 0
         else { return }
-        let until = clock.now() + min(delay, 86_400)
+        let now = clock.now()
+        let until = now + min(delay, 86_400)
+        update(origin, now: now) { $0.pausedUntil = max($0.pausedUntil, until) }
+    }
+
+    /// Runs `body` on the origin's state (a new one the first time) under the lock; past
+    /// `forgetIdleAbove` origins, forgets those whose state is the same as a new one's.
+    @discardableResult
+    private func update<Result: Sendable>(_ origin: Origin, now: TimeInterval,
+                                          _ body: (inout OriginState) -> Result) -> Result {
         origins.withLock { origins in
+            if origins[origin] == nil, origins.count >= Self.forgetIdleAbove {
+                origins = origins.filter { !$0.value.isIdle(now: now) }
+            }
             var state = origins[origin] ?? OriginState()
-            state.pausedUntil = max(state.pausedUntil, until)
+            let result = body(&state)
             origins[origin] = state
+            return result
         }
     }
 

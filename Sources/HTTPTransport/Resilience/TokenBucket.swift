@@ -33,6 +33,13 @@ struct TokenBucket: Sendable {
         tokens = min(capacity, tokens + 1)
     }
 
+    /// Whether the bucket is full at `now` (then it is the same as a new one).
+    func isFull(now: TimeInterval) -> Bool {
+        var bucket = self
+        bucket.refill(now: now)
+        return bucket.tokens >= capacity
+    }
+
     private mutating func refill(now: TimeInterval) {
         guard now > updated else { return }
         tokens = min(capacity, tokens + (now - updated) * rate)
