@@ -27,11 +27,17 @@ struct Options {
     var breakerOpenSeconds: Double = 5
     /// Retries allowed per first attempt over 10 s (`RetryBudget`), besides 10 a second.
     var retryBudget = 0.2
+    /// Sends with none of the resilience settings (rate, breaker, budget): for comparison.
+    var noResilience = false
+    /// A simulated outage: seconds after the start when the API answers only 503, and for how long.
+    var outageAt: Double?
+    var outageFor: Double = 10
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
                             [--metrics-port PORT] [--proxy URL] [--rate N] [--burst N]
                             [--breaker-threshold N] [--breaker-open SECONDS] [--retry-budget RATIO]
+                            [--no-resilience] [--outage-at SECONDS] [--outage-for SECONDS]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
@@ -45,6 +51,9 @@ struct Options {
           --breaker-threshold N  consecutive failures that stop sending to the API (default 20; 0 = never)
           --breaker-open SECONDS how long it stays stopped before one probe (default 5)
           --retry-budget RATIO   retries per first attempt over 10 s, besides 10/s (default 0.2)
+          --no-resilience     no rate, no circuit breaker, no retry budget (to compare)
+          --outage-at SECONDS the API answers only 503 from this many seconds after the start …
+          --outage-for SECONDS … for this long (default 10), then recovers; a report follows
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -95,6 +104,14 @@ struct Options {
             case "--retry-budget":
                 guard let ratio = Double(value(argument)), ratio >= 0 else { fail("--retry-budget takes a ratio ≥ 0") }
                 options.retryBudget = ratio
+            case "--no-resilience":
+                options.noResilience = true
+            case "--outage-at":
+                guard let start = Double(value(argument)), start >= 1 else { fail("--outage-at takes seconds ≥ 1") }
+                options.outageAt = start
+            case "--outage-for":
+                guard let length = Double(value(argument)), length > 0 else { fail("--outage-for takes seconds > 0") }
+                options.outageFor = length
             case "-h", "--help":
                 print(usage)
                 exit(0)

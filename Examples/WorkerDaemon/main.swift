@@ -36,7 +36,13 @@ let log = Logger(label: "WorkerDaemon")
 /// Attempts seen per job id, so the server can fail a first attempt and accept the next.
 let attemptsByJob = Mutex<[Int: Int]>([:])
 
+/// The simulated outage, when one was asked for.
+let outage = options.outageAt.map { Outage(start: $0, length: options.outageFor) }
+
 let server = try ExampleServer { request in
+    if let outage, outage.isDown() {
+        return .json(["error": ["code": "overloaded", "message": "The API is down"]], status: 503)
+    }
     let parts = request.pathComponents
     guard request.method == "PUT", parts.count == 3, parts[0] == "api", parts[1] == "results", let id = Int(parts[2]) else {
         return .json(["error": ["code": "not_found", "message": "No route \(request.method) \(request.path)"]], status: 404)
@@ -87,8 +93,8 @@ sessionConfiguration.proxy = options.proxy.map { Proxy($0) }
 // Resilience (README "Resilience"): a rate per origin so a backlog never floods the API (and a
 // 429/503 with Retry-After pauses every thread, not just one), and a circuit breaker so that
 // when the API is down the workers fail fast instead of queueing doomed requests.
-sessionConfiguration.hostLimits = HostLimits(requestsPerSecond: options.rate, burst: options.burst)
-if options.breakerThreshold > 0 {
+if !options.noResilience { sessionConfiguration.hostLimits = HostLimits(requestsPerSecond: options.rate, burst: options.burst) }
+if options.breakerThreshold > 0, !options.noResilience {
     sessionConfiguration.circuitBreaker = CircuitBreaker(failureThreshold: options.breakerThreshold,
                                                          openDuration: options.breakerOpenSeconds)
 }
@@ -114,7 +120,7 @@ let transport = HTTPTransport(
             log.notice("retrying \(context.request.method.rawValue) \(context.request.url.path) after attempt \(context.attempt) (\(context.error.httpStatusCode.map { "\($0.rawValue)" } ?? "\(context.error.code)")) in \(String(format: "%.0f", delay * 1000)) ms")
         },
         // At most 20% more requests than jobs (plus 10 a second) when the API fails: no retry storm.
-        budget: RetryBudget(ratio: options.retryBudget, minimumPerSecond: 10),
+        budget: options.noResilience ? nil : RetryBudget(ratio: options.retryBudget, minimumPerSecond: 10),
         // A POST gets a key the server can use to recognise a retry (the jobs' PUTs need none).
         idempotencyKeyHeader: "Idempotency-Key"
     )
@@ -225,6 +231,7 @@ for index in 1...options.threads {
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             stats.record(result, milliseconds: milliseconds, job: job)
             if result.error?.code == .circuitOpen { refusals.add(1, ordering: .relaxed) }
+            if result.isSuccess { outage?.jobDone() }
             if let error = result.error, error.code != .cancelled {
                 log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])
             }
@@ -248,6 +255,11 @@ let retried = retries.load(ordering: .relaxed)
 let finished = final.done + final.failed + final.cancelled
 func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
 
+let resilienceSummary = options.noResilience ? "off" : """
+    \(options.rate > 0 ? "\(options.rate)/s, burst \(options.burst)" : "no rate") per origin; \
+    circuit \(options.breakerThreshold > 0 ? "after \(options.breakerThreshold) failures for \(options.breakerOpenSeconds) s" : "off"); \
+    retry budget \(options.retryBudget) + 10/s
+    """
 print("""
 
     stopped: \(stopper.reason ?? "all jobs done")
@@ -258,10 +270,10 @@ print("""
     throughput: \(String(format: "%.0f", Double(finished) / max(seconds, 0.001))) jobs/s over \(String(format: "%.2f", seconds)) s \
     on \(options.threads) threads; \(final.reused) of \(final.done) successes reused a pooled connection
     server: \(server.requestCount) requests received
-    resilience: \(options.rate > 0 ? "\(options.rate)/s, burst \(options.burst)" : "no rate") per origin; \
-    circuit \(options.breakerThreshold > 0 ? "after \(options.breakerThreshold) failures for \(options.breakerOpenSeconds) s" : "off"); \
-    retry budget \(options.retryBudget) + 10/s; \(refusals.load(ordering: .relaxed)) sends refused by an open circuit
+    resilience: \(resilienceSummary); \(refusals.load(ordering: .relaxed)) sends refused by an open circuit
     """)
+
+if let outage { print(outage.report()) }
 
 // Sanity checks, so that scripts can trust the exit status.
 var problems = final.unexpected
