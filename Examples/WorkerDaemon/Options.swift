@@ -89,36 +89,47 @@ struct Options {
                 options.metricsPort = port
             case "--proxy":
                 options.proxy = value(argument)
-            case "--rate":
-                guard let rate = Double(value(argument)), rate >= 0 else { fail("--rate takes requests a second ≥ 0") }
-                options.rate = rate
-            case "--burst":
-                guard let burst = Int(value(argument)), burst >= 1 else { fail("--burst takes a count ≥ 1") }
-                options.burst = burst
-            case "--breaker-threshold":
-                guard let threshold = Int(value(argument)), threshold >= 0 else { fail("--breaker-threshold takes a count ≥ 0") }
-                options.breakerThreshold = threshold
-            case "--breaker-open":
-                guard let open = Double(value(argument)), open >= 0 else { fail("--breaker-open takes seconds ≥ 0") }
-                options.breakerOpenSeconds = open
-            case "--retry-budget":
-                guard let ratio = Double(value(argument)), ratio >= 0 else { fail("--retry-budget takes a ratio ≥ 0") }
-                options.retryBudget = ratio
-            case "--no-resilience":
-                options.noResilience = true
-            case "--outage-at":
-                guard let start = Double(value(argument)), start >= 1 else { fail("--outage-at takes seconds ≥ 1") }
-                options.outageAt = start
-            case "--outage-for":
-                guard let length = Double(value(argument)), length > 0 else { fail("--outage-for takes seconds > 0") }
-                options.outageFor = length
             case "-h", "--help":
                 print(usage)
                 exit(0)
             default:
-                fail("unknown argument \(argument)")
+                guard options.parseResilience(argument, value: value, fail: fail) else { fail("unknown argument \(argument)") }
             }
         }
         return options
+    }
+}
+
+extension Options {
+    /// The resilience and outage options; `false` for an argument that is none of them.
+    mutating func parseResilience(_ argument: String, value: (String) -> String, fail: (String) -> Never) -> Bool {
+        switch argument {
+        case "--rate":
+            guard let rate = Double(value(argument)), rate >= 0 else { fail("--rate takes requests a second ≥ 0") }
+            self.rate = rate
+        case "--burst":
+            guard let burst = Int(value(argument)), burst >= 1 else { fail("--burst takes a count ≥ 1") }
+            self.burst = burst
+        case "--breaker-threshold":
+            guard let threshold = Int(value(argument)), threshold >= 0 else { fail("--breaker-threshold takes a count ≥ 0") }
+            breakerThreshold = threshold
+        case "--breaker-open":
+            guard let open = Double(value(argument)), open >= 0 else { fail("--breaker-open takes seconds ≥ 0") }
+            breakerOpenSeconds = open
+        case "--retry-budget":
+            guard let ratio = Double(value(argument)), ratio >= 0 else { fail("--retry-budget takes a ratio ≥ 0") }
+            retryBudget = ratio
+        case "--no-resilience":
+            noResilience = true
+        case "--outage-at":
+            guard let start = Double(value(argument)), start >= 1 else { fail("--outage-at takes seconds ≥ 1") }
+            outageAt = start
+        case "--outage-for":
+            guard let length = Double(value(argument)), length > 0 else { fail("--outage-for takes seconds > 0") }
+            outageFor = length
+        default:
+            return false
+        }
+        return true
     }
 }
