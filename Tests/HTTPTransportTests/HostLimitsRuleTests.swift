@@ -142,16 +142,24 @@ final class HostLimitsRuleTests: XCTestCase {
         XCTAssertEqual(event.attributes.get("http.client.origin_wait.duration"), .double(0.5))
     }
 
-    /// Real time: the wait ends as soon as the send is cancelled.
-    func testWaitingForATokenEndsOnCancellation() {
-        let sent = Protected(0)
-        let engine = StubEngine { request in
-            sent.withLock { $0 += 1 }
-            return RawResponse(request: request, statusCode: .ok)
+    /// A transport whose sends wait in real time, for a token due in 20 s, and a semaphore
+    /// signalled when a send starts waiting.
+    private func slowTransport() -> (HTTPTransport, DispatchSemaphore) {
+        let waiting = DispatchSemaphore(value: 0)
+        let clock = ResilienceClock(now: ResilienceClock.system.now, date: ResilienceClock.system.date) { seconds, cancellation in
+            waiting.signal()
+            return ResilienceClock.system.wait(seconds, cancellation)
         }
-        let configuration = configuration(HostLimits(requestsPerSecond: 0.05, burst: 1))  // one send per 20 s
-        let transport = HTTPTransport(session: Session(configuration: configuration, engine: engine))
+        let engine = StubEngine { RawResponse(request: $0, statusCode: .ok) }
+        let session = Session(configuration: configuration(HostLimits(requestsPerSecond: 0.05, burst: 1)), engine: engine, clock: clock)
+        let transport = HTTPTransport(session: session)
         XCTAssertTrue(transport.send(request: get()).isSuccess)
+        return (transport, waiting)
+    }
+
+    /// Real time: a send waiting for its token returns as soon as it is cancelled.
+    func testWaitingForATokenEndsOnCancellation() {
+        let (transport, waiting) = slowTransport()
         let cancellation = CancellationHandle()
         let started = ContinuousClock.now
         let done = expectation(description: "the waiting send returned")
@@ -161,11 +169,36 @@ final class HostLimitsRuleTests: XCTestCase {
             result.value = transport.send(request: request, control: TransferControl(cancellation: cancellation))
             done.fulfill()
         }
+        XCTAssertEqual(waiting.wait(timeout: .now() + 10), .success)
         cancellation.cancel()
         wait(for: [done], timeout: 10)
         XCTAssertEqual(result.value?.error?.code, .cancelled)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
-        XCTAssertEqual(sent.value, 1)
+    }
+
+    func testAsyncSendsTakeTheirTokensFromTheSameBucket() async throws {
+        let stub = ClockedStub(clock: ManualClock())
+        let transport = stub.transport(configuration(HostLimits(requestsPerSecond: 10, burst: 1)))
+        XCTAssertTrue(transport.send(request: get()).isSuccess)
+        _ = try await transport.send(get())
+        XCTAssertEqual(stub.recorded.map { $0.time - 1_000 }.last ?? 0, 0.1, accuracy: 1e-9)
+    }
+
+    /// Real time: cancelling the task of an async send ends its wait for a token.
+    func testCancellingAnAsyncSendEndsItsWait() async {
+        let (transport, waiting) = slowTransport()
+        let started = ContinuousClock.now
+        let request = get()
+        let task = Task { try await transport.send(request) }
+        await Task.detached { _ = waiting.wait(timeout: .now() + 10) }.value
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("the send went through")
+        } catch {
+            XCTAssertEqual((error as? HTTPTransportError)?.code, .cancelled)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
     }
 }
 
