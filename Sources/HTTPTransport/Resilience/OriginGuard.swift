@@ -49,8 +49,11 @@ final class OriginGuard: Sendable {
                 if admission == .probe { record(.neutral, origin, probe: true) }
                 return RawResponse(request: request, error: failure)
             }
-            // The circuit may have opened while this send waited.
-            if admission == .send { admission = admit(origin) }
+            // The circuit may have opened while this send waited; then its token goes back.
+            if admission == .send {
+                admission = admit(origin)
+                if admission.isRefusal { giveBack(origin) }
+            }
         }
         if case .refuse(let message) = admission {
             telemetry.circuitRefused(host: origin.host, port: origin.port)
@@ -117,8 +120,9 @@ final class OriginGuard: Sendable {
         case retryAfter = "retry_after"
     }
 
-    /// The origin's next token, reserved for a send that must start by `deadline`: `hasToken`
-    /// false when none comes in time (or no rate is set and none is needed: then `tokenDue` is now).
+    /// The origin's next token, reserved for a send that must start by `deadline`: when it is
+    /// due, or `hasToken` false when none comes in time. Without a rate, no token is needed:
+    /// due at once.
     private func reserve(_ origin: Origin, start: TimeInterval, deadline: TimeInterval)
         -> (tokenDue: TimeInterval, hasToken: Bool) {
         guard let rate = limits?.requestsPerSecond else { return (start, true) }
