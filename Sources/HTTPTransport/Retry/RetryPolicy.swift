@@ -9,6 +9,10 @@ import Foundation
 /// request never left this machine. A `Retry-After` longer than `maxDelay`, or any wait that
 /// would end past `maxTotalTime`, returns the failure at once instead of sleeping.
 ///
+/// Two settings help a daemon under load (see "Resilience"): `budget` bounds the retries of
+/// every send using the policy, and `idempotencyKeyHeader` gives a `POST` or `PATCH` a key, the
+/// same on every attempt, so that it may be retried too.
+///
 /// ```swift
 /// let transport = HTTPTransport(retrier: RetryPolicy(maxAttempts: 4, onRetry: { context, delay in
 ///     print("attempt \(context.attempt) failed (\(context.error.code)); retrying in \(delay) s")
@@ -49,7 +53,7 @@ public struct RetryPolicy: HTTPRetrier {
     /// The header that carries an idempotency key on `POST` and `PATCH` requests (nil: none).
     public let idempotencyKeyHeader: String?
     /// The counts behind `budget`, shared by the policy's copies.
-    var budgetLedger: RetryBudgetLedger?
+    let budgetLedger: RetryBudgetLedger?
 
     /// A policy.
     /// - Parameters:
