@@ -109,7 +109,7 @@ final class CircuitBreakerRuleTests: XCTestCase {
         clock.advance(9)
         let error = try XCTUnwrap(transport.send(request: HTTPRequest(endpoint: url)).error)
         XCTAssertEqual(error.code, .circuitOpen)
-        XCTAssertTrue(error.message.contains("the probe"), error.message)
+        XCTAssertTrue(error.message.contains("after its probe failed (status 502"), error.message)
         clock.advance(1)
         XCTAssertTrue(transport.send(request: HTTPRequest(endpoint: url)).isSuccess)
         XCTAssertEqual(stub.count, 4)
@@ -130,6 +130,7 @@ final class CircuitBreakerRuleTests: XCTestCase {
         _ = transport.send(request: HTTPRequest(endpoint: url))
         clock.advance(5)
         let codes = Protected<[HTTPTransportError.Code?]>([])
+        let messages = Protected<[String]>([])
         let request = HTTPRequest(endpoint: url)
         let finished = DispatchGroup()
         for _ in 0..<16 {
@@ -137,6 +138,7 @@ final class CircuitBreakerRuleTests: XCTestCase {
             Thread.detachNewThread {
                 let result = transport.send(request: request)
                 codes.withLock { $0.append(result.error?.code) }
+                messages.withLock { $0.append(result.error?.message ?? "") }
                 if result.error?.code == .circuitOpen { refused.signal() }
                 finished.leave()
             }
@@ -145,6 +147,7 @@ final class CircuitBreakerRuleTests: XCTestCase {
         XCTAssertEqual(stub.count, 2, "the failure that opened it, and one probe")
         XCTAssertEqual(codes.value.filter { $0 == .circuitOpen }.count, 15)
         XCTAssertEqual(codes.value.filter { $0 == nil }.count, 1)
+        XCTAssertEqual(messages.value.filter { $0.contains("the one probe, sent at 2027-01-15T08:00:05") }.count, 15)
         XCTAssertTrue(transport.send(request: HTTPRequest(endpoint: url)).isSuccess, "the probe closed it")
     }
 

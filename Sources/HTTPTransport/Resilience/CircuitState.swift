@@ -29,29 +29,28 @@ struct CircuitState: Sendable {
     }
 
     let breaker: CircuitBreaker
+    let origin: Origin
     private(set) var consecutiveFailures = 0
-    private var lastFailure = ""
-    /// When the circuit opened (monotonic seconds, and the date for messages); nil while closed.
-    private var opened: (at: TimeInterval, date: Date)?
-    /// When the probe under way started, if one is.
-    private var probeStarted: Date?
+    /// When the circuit opened (monotonic seconds); nil while closed.
+    private var openedAt: TimeInterval?
+    /// What a send gets while the circuit is open, and while its probe is under way: written
+    /// once when that starts, so that a storm of refusals formats nothing.
+    private var openRefusal = ""
+    private var probeRefusal: String?
 
-    init(breaker: CircuitBreaker) { self.breaker = breaker }
+    init(breaker: CircuitBreaker, origin: Origin) {
+        self.breaker = breaker
+        self.origin = origin
+    }
 
     /// Closed with no failure counted: nothing to remember.
-    var isIdle: Bool { opened == nil && consecutiveFailures == 0 }
+    var isIdle: Bool { openedAt == nil && consecutiveFailures == 0 }
 
-    mutating func admit(origin: Origin, now: TimeInterval, date: Date) -> Admission {
-        guard let opened else { return .send }
-        let until = opened.date.addingTimeInterval(breaker.openDuration)
-        let since = Self.format(opened.date)
-        if now < opened.at + breaker.openDuration {
-            return .refuse("The circuit for \(origin) is open since \(since) until \(Self.format(until)) after \(breaker.failureThreshold) consecutive failure(s) (the last: \(lastFailure)); nothing was sent. The first send after that probes the origin.")
-        }
-        if let probeStarted {
-            return .refuse("The circuit for \(origin) is open since \(since); its open time ended at \(Self.format(until)), and the one probe, sent at \(Self.format(probeStarted)), has not answered yet, so nothing was sent. The circuit closes when the probe succeeds.")
-        }
-        probeStarted = date
+    mutating func admit(now: TimeInterval, date: Date) -> Admission {
+        guard let openedAt else { return .send }
+        if now < openedAt + breaker.openDuration { return .refuse(openRefusal) }
+        if let probeRefusal { return .refuse(probeRefusal) }
+        probeRefusal = "The circuit for \(origin) is open; its open time is over, and the one probe, sent at \(Self.format(date)), has not answered yet, so nothing was sent. The circuit closes when the probe succeeds."
         return .probe
     }
 
@@ -59,24 +58,30 @@ struct CircuitState: Sendable {
         switch outcome {
         case .success:
             // A late answer to a send made before the circuit opened does not close it: only the probe does.
-            guard probe || opened == nil else { return }
+            guard probe || openedAt == nil else { return }
             consecutiveFailures = 0
-            opened = nil
-            probeStarted = nil
+            openedAt = nil
+            probeRefusal = nil
         case .failure(let reason):
             if probe {
-                lastFailure = "the probe: " + reason
-                opened = (now, date)
-                probeStarted = nil
-            } else if opened == nil {
+                open(now: now, date: date, after: "its probe failed (\(reason))")
+            } else if openedAt == nil {
                 consecutiveFailures += 1
-                lastFailure = reason
-                if consecutiveFailures >= breaker.failureThreshold { opened = (now, date) }
+                if consecutiveFailures >= breaker.failureThreshold {
+                    open(now: now, date: date, after: "\(consecutiveFailures) consecutive failures (the last: \(reason))")
+                }
             }
         case .neutral:
             // A probe that ended without a verdict frees the way for the next one.
-            if probe { probeStarted = nil }
+            if probe { probeRefusal = nil }
         }
+    }
+
+    private mutating func open(now: TimeInterval, date: Date, after why: String) {
+        openedAt = now
+        probeRefusal = nil
+        let until = date.addingTimeInterval(breaker.openDuration)
+        openRefusal = "The circuit for \(origin) is open since \(Self.format(date)) until \(Self.format(until)) after \(why); nothing was sent. The first send after that probes the origin."
     }
 
     /// How the circuit counts an exchange's response.

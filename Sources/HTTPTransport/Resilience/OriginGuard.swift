@@ -73,8 +73,8 @@ final class OriginGuard: Sendable {
         let now = clock.now()
         let date = clock.date()
         return update(origin, now: now) { state in
-            if state.circuit == nil { state.circuit = CircuitState(breaker: breaker) }
-            return state.circuit?.admit(origin: origin, now: now, date: date) ?? .send
+            if state.circuit == nil { state.circuit = CircuitState(breaker: breaker, origin: origin) }
+            return state.circuit?.admit(now: now, date: date) ?? .send
         }
     }
 
