@@ -230,7 +230,11 @@ for index in 1...options.threads {
             let elapsed = ContinuousClock.now - begin
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             stats.record(result, milliseconds: milliseconds, job: job)
-            if result.error?.code == .circuitOpen { refusals.add(1, ordering: .relaxed) }
+            if result.error?.code == .circuitOpen {
+                // The API is down and nothing was sent: give it a moment rather than burn through the queue.
+                refusals.add(1, ordering: .relaxed)
+                Thread.sleep(forTimeInterval: 0.1)
+            }
             if result.isSuccess { outage?.jobDone() }
             if let error = result.error, error.code != .cancelled {
                 log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])

@@ -36,9 +36,9 @@ final class ResilienceWireTests: XCTestCase {
         for _ in 0..<4 { _ = try sendOK(transport, HTTPRequest(endpoint: outage(key, "fail=0"))) }
         let times = try log(key).times
         XCTAssertEqual(times.count, 4)
-        for (earlier, later) in zip(times, times.dropFirst()) {
-            XCTAssertGreaterThan(later - earlier, 0.15, "5 a second: 0.2 s apart (\(times))")
-        }
+        // Tokens 0.2 s apart: the fourth request leaves 0.6 s after the first (a slow arrival of
+        // the first one shortens the span a little; without the rate it is a few milliseconds).
+        XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.5, "\(times)")
     }
 
     func testRetryAfterHoldsTheSessionsOtherSendsToTheOrigin() throws {
