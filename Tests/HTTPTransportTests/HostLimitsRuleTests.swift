@@ -162,16 +162,16 @@ final class HostLimitsRuleTests: XCTestCase {
         let (transport, waiting) = slowTransport()
         let cancellation = CancellationHandle()
         let started = ContinuousClock.now
-        let done = expectation(description: "the waiting send returned")
+        let done = DispatchSemaphore(value: 0)
         let request = get()
         let result = Protected<HTTPTransport.Result?>(nil)
         Thread.detachNewThread {
             result.value = transport.send(request: request, control: TransferControl(cancellation: cancellation))
-            done.fulfill()
+            done.signal()
         }
         XCTAssertEqual(waiting.wait(timeout: .now() + 10), .success)
         cancellation.cancel()
-        wait(for: [done], timeout: 10)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(result.value?.error?.code, .cancelled)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
     }
