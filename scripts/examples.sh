@@ -150,6 +150,7 @@ check "exits 0" [ "$status" -eq 0 ]
 check "the summary adds up" has '^summary: 200 jobs, done 196, failed 4, retried 28, cancelled 0, discarded 0$'
 check "latency percentiles are printed" has '^latency: p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms'
 check "the server saw every attempt" has '^server: 228 requests received$'
+check "its resilience settings held nothing back" has '^resilience: .*; 0 sends refused by an open circuit$'
 check "responses were logged, 503s included" has_all '← 200 OK PUT .*/api/results/' '← 503 Service Unavailable PUT'
 check "retries were announced" has 'retrying PUT /api/results/[0-9]+ after attempt 1 \(503\)'
 check "its own checks passed" has '^result: ok$'

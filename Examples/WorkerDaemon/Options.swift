@@ -20,9 +20,27 @@ struct Options {
     /// Jobs come from following the API's NDJSON feed as it streams in, not from a counter.
     var feed = false
 
+    /// Requests a second to the API (`HostLimits`; 0: no rate, `Retry-After` pauses still apply).
+    var rate: Double = 1_000
+    /// Requests that may go at once after a quiet time.
+    var burst = 50
+    /// Consecutive failures that open the API's circuit (`CircuitBreaker`; 0: no breaker).
+    var breakerThreshold = 20
+    /// Seconds an open circuit refuses before one probe.
+    var breakerOpenSeconds: Double = 5
+    /// Retries allowed per first attempt over 10 s (`RetryBudget`), besides 10 a second.
+    var retryBudget = 0.2
+    /// Sends with none of the resilience settings (rate, breaker, budget): for comparison.
+    var noResilience = false
+    /// A simulated outage: seconds after the start when the API answers only 503, and for how long.
+    var outageAt: Double?
+    var outageFor: Double = 10
+
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
-                            [--metrics-port PORT] [--proxy URL] [--feed]
+                            [--metrics-port PORT] [--proxy URL] [--feed] [--rate N] [--burst N]
+                            [--breaker-threshold N] [--breaker-open SECONDS] [--retry-budget RATIO]
+                            [--no-resilience] [--outage-at SECONDS] [--outage-for SECONDS]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --threads N         worker threads sharing one transport (default 4)
           --duration SECONDS  stop as if signalled after this long (default: no limit)
@@ -33,6 +51,14 @@ struct Options {
                               credentials as user:password@ (default: the environment's proxy)
           --feed              take the jobs from the API's NDJSON feed, each as its line arrives
                               (HTTPRequest.streaming), instead of numbering them here
+          --rate N            requests a second to the API (default 1000; 0 = no rate)
+          --burst N           requests that may go at once after a quiet time (default 50)
+          --breaker-threshold N  consecutive failures that stop sending to the API (default 20; 0 = never)
+          --breaker-open SECONDS how long it stays stopped before one probe (default 5)
+          --retry-budget RATIO   retries per first attempt over 10 s, besides 10/s (default 0.2)
+          --no-resilience     no rate, no circuit breaker, no retry budget (to compare)
+          --outage-at SECONDS the API answers only 503 from this many seconds after the start …
+          --outage-for SECONDS … for this long (default 10), then recovers; a report follows
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -74,9 +100,43 @@ struct Options {
                 print(usage)
                 exit(0)
             default:
-                fail("unknown argument \(argument)")
+                guard options.parseResilience(argument, value: value, fail: fail) else { fail("unknown argument \(argument)") }
             }
         }
         return options
+    }
+}
+
+extension Options {
+    /// The resilience and outage options; `false` for an argument that is none of them.
+    mutating func parseResilience(_ argument: String, value: (String) -> String, fail: (String) -> Never) -> Bool {
+        switch argument {
+        case "--rate":
+            guard let rate = Double(value(argument)), rate >= 0 else { fail("--rate takes requests a second ≥ 0") }
+            self.rate = rate
+        case "--burst":
+            guard let burst = Int(value(argument)), burst >= 1 else { fail("--burst takes a count ≥ 1") }
+            self.burst = burst
+        case "--breaker-threshold":
+            guard let threshold = Int(value(argument)), threshold >= 0 else { fail("--breaker-threshold takes a count ≥ 0") }
+            breakerThreshold = threshold
+        case "--breaker-open":
+            guard let open = Double(value(argument)), open >= 0 else { fail("--breaker-open takes seconds ≥ 0") }
+            breakerOpenSeconds = open
+        case "--retry-budget":
+            guard let ratio = Double(value(argument)), ratio >= 0 else { fail("--retry-budget takes a ratio ≥ 0") }
+            retryBudget = ratio
+        case "--no-resilience":
+            noResilience = true
+        case "--outage-at":
+            guard let start = Double(value(argument)), start >= 1 else { fail("--outage-at takes seconds ≥ 1") }
+            outageAt = start
+        case "--outage-for":
+            guard let length = Double(value(argument)), length > 0 else { fail("--outage-for takes seconds > 0") }
+            outageFor = length
+        default:
+            return false
+        }
+        return true
     }
 }

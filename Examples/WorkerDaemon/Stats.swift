@@ -26,8 +26,10 @@ final class Stats: Sendable {
                 state.cancelled += 1
             case .failure(let error):
                 state.failed += 1
-                // The server's deliberate 503s are expected; anything else is a bug.
-                if error.httpStatusCode != .serviceUnavailable || error.responseBodyErrorCode != "overloaded" {
+                // The server's deliberate 503s are expected, and so is the circuit breaker
+                // refusing after them; anything else is a bug.
+                let overloaded = error.httpStatusCode == .serviceUnavailable && error.responseBodyErrorCode == "overloaded"
+                if !overloaded, error.code != .circuitOpen {
                     state.unexpected.append("job \(job.id): \(error)")
                 }
             }

@@ -1,5 +1,6 @@
 // WorkerDaemon: background threads take jobs from a queue and call an API through ONE shared
-// HTTPTransport, with request/response logging and a retry policy. It stops by itself after
+// HTTPTransport, with request/response logging, a retry policy with a retry budget, a rate per
+// origin and a circuit breaker. It stops by itself after
 // `--jobs` jobs, or cleanly on SIGINT/SIGTERM (in-flight jobs finish and the queue drains; a
 // second signal cancels what is still running), and prints a summary.
 //
@@ -36,7 +37,13 @@ let log = Logger(label: "WorkerDaemon")
 /// Attempts seen per job id, so the server can fail a first attempt and accept the next.
 let attemptsByJob = Mutex<[Int: Int]>([:])
 
+/// The simulated outage, when one was asked for.
+let outage = options.outageAt.map { Outage(start: $0, length: options.outageFor) }
+
 let server = try ExampleServer { request in
+    if let outage, outage.isDown() {
+        return .json(["error": ["code": "overloaded", "message": "The API is down"]], status: 503)
+    }
     let parts = request.pathComponents
     if request.method == "GET", parts == ["api", "feed"] { return jobFeed(count: options.jobs) }
     guard request.method == "PUT", parts.count == 3, parts[0] == "api", parts[1] == "results", let id = Int(parts[2]) else {
@@ -79,10 +86,20 @@ if let port = options.metricsPort {
 
 /// Retries announced by the retry policy.
 let retries = Atomic<Int>(0)
+/// Sends the open circuit refused (nothing reached the server).
+let refusals = Atomic<Int>(0)
 
 /// The session: one pool of connections, through the proxy if one was given, its metrics in the
 /// registry above when they are served.
 sessionConfiguration.proxy = options.proxy.map { Proxy($0) }
+// Resilience (README "Resilience"): a rate per origin so a backlog never floods the API (and a
+// 429/503 with Retry-After pauses every thread, not just one), and a circuit breaker so that
+// when the API is down the workers fail fast instead of queueing doomed requests.
+if !options.noResilience { sessionConfiguration.hostLimits = HostLimits(requestsPerSecond: options.rate, burst: options.burst) }
+if options.breakerThreshold > 0, !options.noResilience {
+    sessionConfiguration.circuitBreaker = CircuitBreaker(failureThreshold: options.breakerThreshold,
+                                                         openDuration: options.breakerOpenSeconds)
+}
 let session = Session(configuration: sessionConfiguration)
 
 let transport = HTTPTransport(
@@ -103,7 +120,11 @@ let transport = HTTPTransport(
         onRetry: { context, delay in
             retries.add(1, ordering: .relaxed)
             log.notice("retrying \(context.request.method.rawValue) \(context.request.url.path) after attempt \(context.attempt) (\(context.error.httpStatusCode.map { "\($0.rawValue)" } ?? "\(context.error.code)")) in \(String(format: "%.0f", delay * 1000)) ms")
-        }
+        },
+        // At most 20% more requests than jobs (plus 10 a second) when the API fails: no retry storm.
+        budget: options.noResilience ? nil : RetryBudget(ratio: options.retryBudget, minimumPerSecond: 10),
+        // A POST gets a key the server can use to recognise a retry (the jobs' PUTs need none).
+        idempotencyKeyHeader: "Idempotency-Key"
     )
 )
 
@@ -216,6 +237,12 @@ for index in 1...options.threads {
             let elapsed = ContinuousClock.now - begin
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             stats.record(result, milliseconds: milliseconds, job: job)
+            if result.error?.code == .circuitOpen {
+                // The API is down and nothing was sent: give it a moment rather than burn through the queue.
+                refusals.add(1, ordering: .relaxed)
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            if result.isSuccess { outage?.jobDone() }
             if let error = result.error, error.code != .cancelled {
                 log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])
             }
@@ -239,6 +266,11 @@ let retried = retries.load(ordering: .relaxed)
 let finished = final.done + final.failed + final.cancelled
 func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
 
+let resilienceSummary = options.noResilience ? "off" : """
+    \(options.rate > 0 ? "\(options.rate)/s, burst \(options.burst)" : "no rate") per origin; \
+    circuit \(options.breakerThreshold > 0 ? "after \(options.breakerThreshold) failures for \(options.breakerOpenSeconds) s" : "off"); \
+    retry budget \(options.retryBudget) + 10/s
+    """
 print("""
 
     stopped: \(stopper.reason ?? "all jobs done")
@@ -249,7 +281,10 @@ print("""
     throughput: \(String(format: "%.0f", Double(finished) / max(seconds, 0.001))) jobs/s over \(String(format: "%.2f", seconds)) s \
     on \(options.threads) threads; \(final.reused) of \(final.done) successes reused a pooled connection
     server: \(server.requestCount) requests received
+    resilience: \(resilienceSummary); \(refusals.load(ordering: .relaxed)) sends refused by an open circuit
     """)
+
+if let outage { print(outage.report()) }
 
 // Sanity checks, so that scripts can trust the exit status.
 var problems = final.unexpected
@@ -257,8 +292,9 @@ if stopper.reason == nil, options.jobs > 0, finished != options.jobs {
     problems.append("\(finished) jobs finished, \(options.jobs) expected")
 }
 let feeds = options.feed ? 1 : 0
-if final.cancelled == 0, server.requestCount != finished + retried + probes + feeds {
-    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check + \(feeds) feed")
+let refused = refusals.load(ordering: .relaxed)
+if final.cancelled == 0, server.requestCount != finished + retried + probes + feeds - refused {
+    problems.append("the server received \(server.requestCount) requests, expected \(finished) jobs + \(retried) retries + \(probes) proxy check + \(feeds) feed - \(refused) refused by the circuit")
 }
 server.stop()
 metricsServer?.stop()

@@ -51,6 +51,9 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         case addressNotAllowed = 16
         /// A redirect from https to plain http, which the session does not follow.
         case insecureRedirect = 17
+        /// The session's `circuitBreaker` holds the origin's circuit open after its failures;
+        /// nothing was sent (the message says since when and until when).
+        case circuitOpen = 18
     }
 
     /// The kind of failure.

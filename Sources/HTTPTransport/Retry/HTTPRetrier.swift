@@ -6,6 +6,15 @@ import Foundation
 public protocol HTTPRetrier: Sendable {
     /// Called on the sending thread after an attempt failed. May block (e.g. to refresh a token).
     func retry(_ context: RetryContext) -> RetryAction
+    /// Called on the sending thread once per send, before its first attempt, with the request as
+    /// resolved; returns the request every attempt sends (default: unchanged). `RetryPolicy`
+    /// adds its idempotency key here and counts the send for its retry budget.
+    func prepareFirstAttempt(_ request: RawRequest) -> RawRequest
+}
+
+extension HTTPRetrier {
+    /// The request unchanged.
+    public func prepareFirstAttempt(_ request: RawRequest) -> RawRequest { request }
 }
 
 /// What a retrier knows about a failed attempt.

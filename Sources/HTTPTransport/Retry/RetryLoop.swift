@@ -9,7 +9,7 @@ struct RetryLoop {
 
     func run(_ resolved: RawRequest) -> HTTPTransport.Result {
         let firstStart = ContinuousClock.now
-        var request = resolved
+        var request = retrier.prepareFirstAttempt(resolved)
         var number = 1
         while true {
             let attemptStart = number == 1 ? firstStart : ContinuousClock.now

@@ -9,6 +9,10 @@ import Foundation
 /// request never left this machine. A `Retry-After` longer than `maxDelay`, or any wait that
 /// would end past `maxTotalTime`, returns the failure at once instead of sleeping.
 ///
+/// Two settings help a daemon under load (see "Resilience"): `budget` bounds the retries of
+/// every send using the policy, and `idempotencyKeyHeader` gives a `POST` or `PATCH` a key, the
+/// same on every attempt, so that it may be retried too.
+///
 /// ```swift
 /// let transport = HTTPTransport(retrier: RetryPolicy(maxAttempts: 4, onRetry: { context, delay in
 ///     print("attempt \(context.attempt) failed (\(context.error.code)); retrying in \(delay) s")
@@ -44,6 +48,12 @@ public struct RetryPolicy: HTTPRetrier {
     public let onRetry: (@Sendable (RetryContext, TimeInterval) -> Void)?
     /// The current date, for `Retry-After` dates.
     public let now: @Sendable () -> Date
+    /// Bounds the retries of all the sends that use this policy (and its copies); nil: no bound.
+    public let budget: RetryBudget?
+    /// The header that carries an idempotency key on `POST` and `PATCH` requests (nil: none).
+    public let idempotencyKeyHeader: String?
+    /// The counts behind `budget`, shared by the policy's copies.
+    let budgetLedger: RetryBudgetLedger?
 
     /// A policy.
     /// - Parameters:
@@ -58,6 +68,9 @@ public struct RetryPolicy: HTTPRetrier {
     ///   - jitter: Picks the delay from `0...backoff` (inject a fixed one in tests).
     ///   - onRetry: Called before each retry with the context and the delay.
     ///   - now: The current date, for `Retry-After` dates.
+    ///   - budget: Bounds retries across every send using this policy (see `RetryBudget`).
+    ///   - idempotencyKeyHeader: A header (e.g. `Idempotency-Key`) given a fresh UUID on a `POST` or
+    ///     `PATCH` that lacks it, the same on every retry; such a request is retried like a `PUT`.
     public init(
         maxAttempts: Int = 3,
         retryableStatusCodes: Set<HTTPStatusCode> = RetryPolicy.defaultRetryableStatusCodes,
@@ -69,7 +82,9 @@ public struct RetryPolicy: HTTPRetrier {
         honorsRetryAfter: Bool = true,
         jitter: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
         onRetry: (@Sendable (RetryContext, TimeInterval) -> Void)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        budget: RetryBudget? = nil,
+        idempotencyKeyHeader: String? = nil
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.retryableStatusCodes = retryableStatusCodes
@@ -82,10 +97,14 @@ public struct RetryPolicy: HTTPRetrier {
         self.jitter = jitter
         self.onRetry = onRetry
         self.now = now
+        self.budget = budget
+        self.idempotencyKeyHeader = idempotencyKeyHeader.flatMap { $0.isEmpty ? nil : $0 }
+        budgetLedger = budget.map { RetryBudgetLedger(budget: $0) }
     }
 
     public func retry(_ context: RetryContext) -> RetryAction {
         guard let delay = delay(for: context) else { return .doNotRetry }
+        if let refusal = budgetRefusal(context) { return .fail(refusal) }
         onRetry?(context, delay)
         return .retry(request: context.request, delay: delay)
     }
@@ -123,6 +142,7 @@ public struct RetryPolicy: HTTPRetrier {
         // What a retry sends is `context.request` (a redirect may have changed the last hop's method).
         let method = context.request.method
         return method.isIdempotent || retriesNonIdempotentRequests || error.code == .cannotConnect
+            || carriesIdempotencyKey(context)
     }
 
     /// The back-off cap after failed attempt number `attempt` (1 for the first):

@@ -36,6 +36,12 @@ struct SendTelemetry {
     /// The hop ended before anything was sent (a request interceptor threw).
     func hopFailed(_ error: HTTPTransportError) { recorder?.hopFailed(error) }
 
+    /// The hop waited `seconds` for its origin's turn (`reason`: `rate_limit` or `retry_after`).
+    func originWaited(seconds: Double, reason: String) { recorder?.originWaited(seconds: seconds, reason: reason) }
+
+    /// The origin's open circuit refused the hop: nothing was sent.
+    func circuitRefused(host: String, port: Int) { recorder?.circuitRefused(host: host, port: port) }
+
     /// The send is over: records its duration, bytes and outcome.
     func sendEnded(_ result: HTTPTransport.Result) { recorder?.sendEnded(result) }
 }
@@ -130,6 +136,17 @@ final class SendRecorder {
         span.attributes[TelemetryNames.errorType] = TelemetryNames.errorType(error)
         span.setStatus(SpanStatus(code: .error))
         endSpan()
+    }
+
+    func originWaited(seconds: Double, reason: String) {
+        span?.addEvent(SpanEvent(name: TelemetryNames.originWaitEvent, attributes: [
+            TelemetryNames.waitReason: .string(reason), TelemetryNames.waitDuration: .double(seconds),
+        ]))
+    }
+
+    func circuitRefused(host: String, port: Int) {
+        metrics?.circuitRefused(address: host, port: port)
+        span?.addEvent(SpanEvent(name: TelemetryNames.circuitRefusedEvent))
     }
 
     func sendEnded(_ result: HTTPTransport.Result) {

@@ -44,6 +44,7 @@ final class HTTPClientMetrics: Sendable {
     static let receivedBytesLabel = "http.client.response.body.bytes"
     static let activeRequestsLabel = "http.client.active_requests"
     static let poolHandlesLabel = "http.client.pool.handles"
+    static let circuitRefusalsLabel = "http.client.circuit_breaker.refusals"
 
     let factory: any MetricsFactory
     /// Sends under way (between the first hop's start and the send's end).
@@ -91,6 +92,13 @@ final class HTTPClientMetrics: Sendable {
         } else if idle < previous {
             idleHandlesMeter.decrement(by: Double(previous - idle))
         }
+    }
+
+    /// An open circuit refused a send to `address`:`port`.
+    func circuitRefused(address: String, port: Int) {
+        Counter(label: Self.circuitRefusalsLabel,
+                dimensions: [(TelemetryNames.serverAddress, address), (TelemetryNames.serverPort, String(port))],
+                factory: factory).increment()
     }
 
     /// Records one finished send.

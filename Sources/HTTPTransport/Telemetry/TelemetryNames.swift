@@ -12,6 +12,11 @@ enum TelemetryNames {
     static let statusCode = "http.response.status_code"
     static let errorType = "error.type"
     static let resendCount = "http.request.resend_count"
+    /// Span events of the per-origin limits (this library's own names, in the conventions' style).
+    static let originWaitEvent = "http.client.origin_wait"
+    static let waitReason = "http.client.origin_wait.reason"
+    static let waitDuration = "http.client.origin_wait.duration"
+    static let circuitRefusedEvent = "http.client.circuit_open"
 
     /// `error.type` for a failure: the status code for an HTTP-status failure (as the
     /// conventions ask), else the error code's name in snake case (`timeout`,

@@ -2,7 +2,8 @@ import Foundation
 
 /// One send, as one straight pipeline (DESIGN §3):
 ///
-///     resolve → for each hop: intercept request → execute → follow redirect
+///     resolve → for each hop: intercept request → execute (cache → per-origin limits → engine)
+///             → follow redirect
 ///             → validate → intercept response → Result
 ///
 /// Each step is one function below. When the transport has a retrier, it repeats whole
@@ -122,21 +123,27 @@ struct SendPipeline {
     /// it may; a streamed body is neither served from nor stored in it).
     private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
         var response: RawResponse
-        if let cache = session.configuration.cache, request.streaming == nil {
-            response = cache.exchange(request, for: session) {
-                session.engine.execute($0, control: control)
-            }
-        } else if request.streaming != nil {
+        if request.streaming != nil {
+            // A stream neither uses nor fills the cache.
             var streamed = request
             streamed.streaming?.redirects = hop.redirects  // for the metrics of the head handed over
-            response = session.engine.execute(streamed, control: control)
+            response = network(streamed)
             StreamingBody.finish(&response)
+        } else if let cache = session.configuration.cache {
+            response = cache.exchange(request, for: session, network: network)
         } else {
-            response = session.engine.execute(request, control: control)
+            response = network(request)
         }
         response.metrics.redirectCount = hop.redirects
         telemetry.hopEnded(response)
         return response
+    }
+
+    /// Per-origin limits, around what reaches the network (a cache hit takes no turn): the
+    /// circuit breaker, then the origin's rate and `Retry-After` pause (see `OriginGuard`).
+    private func network(_ request: RawRequest) -> RawResponse {
+        guard let origins = session.originGuard else { return session.engine.execute(request, control: control) }
+        return origins.send(request, control: control, telemetry: telemetry) { session.engine.execute($0, control: control) }
     }
 
     /// Follow redirect: the next hop, when the response is a redirect to follow. The redirect

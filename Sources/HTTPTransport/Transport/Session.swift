@@ -67,6 +67,11 @@ public final class Session: Sendable {
         public var addressPolicy: AddressPolicy = .any
         /// The HTTP cache, or nil (the default) for none. See `HTTPCache`.
         public var cache: HTTPCache?
+        /// A rate per origin and `Retry-After` pauses for every send of the session, or nil (the
+        /// default) for none. See `HostLimits`.
+        public var hostLimits: HostLimits?
+        /// Stops sending to an origin that keeps failing, or nil (the default) for never. See `CircuitBreaker`.
+        public var circuitBreaker: CircuitBreaker?
 
         // Concurrency (README "Concurrency")
         /// The most connections async sends and `send(requests:)` open to one origin at once
@@ -100,10 +105,18 @@ public final class Session: Sendable {
     let asyncThreads: TransferThreads
     /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
     let cacheConnectionIdentity: String
+    /// The per-origin step (host limits, circuit breaker); nil when neither is configured.
+    let originGuard: OriginGuard?
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
-    public init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
+    public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
                 engine: (any HTTPEngine)? = nil) {
+        self.init(security: security, configuration: configuration, engine: engine, clock: .system)
+    }
+
+    /// A session whose per-origin rules read `clock` (tests give a manual one).
+    init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
+         engine: (any HTTPEngine)? = nil, clock: ResilienceClock) {
         self.security = security
         self.configuration = configuration
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
@@ -114,6 +127,7 @@ public final class Session: Sendable {
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
             idleTimeout: 30)
         cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
+        originGuard = OriginGuard(configuration: configuration, clock: clock)
     }
 }
 

@@ -1,11 +1,12 @@
-"""Routes written for one feature's tests: the stall time-out (config), log redaction (leaf) and a
-chain of slow redirects (the redirect hop tests)."""
+"""Routes written for one feature's tests: the stall time-out (config), log redaction (leaf), a
+chain of slow redirects (the redirect hop tests) and an origin in an outage (resilience)."""
 
 import time
 
 from .common import STATE_LOCK, first
 
 HOPTESTS_SLOW_HOPS = {}  # /hoptests/slow-redirect: key -> requests seen
+OUTAGES = {}  # /resilience/outage: key -> {"start": monotonic time, "seen": [(seconds, method, key, status)]}
 
 
 class FeatureRoutes:
@@ -79,10 +80,49 @@ class FeatureRoutes:
         self.send_json({"count": count})
 
 
+    # ---- resilience: an origin in an outage --------------------------------
+
+    def r_resilience_outage(self, rest):
+        """/resilience/outage?key=K&fail=N&down=S&status=503&retry_after=R: fails (`status`,
+        with `Retry-After: R` when given) the first N requests under K, or every request within S
+        seconds of K's first one; then echoes. Logs each request's time, method and
+        `Idempotency-Key` under K."""
+        key = first(self.qs, "key", "default")
+        try:
+            fail = int(first(self.qs, "fail", "0"))
+            down = float(first(self.qs, "down", "0"))
+            status = int(first(self.qs, "status", "503"))
+        except ValueError:
+            return self.send_error_json(400, "bad_request", "bad outage params")
+        now = time.monotonic()
+        with STATE_LOCK:
+            outage = OUTAGES.setdefault(key, {"start": now, "seen": []})
+            elapsed = now - outage["start"]
+            failing = len(outage["seen"]) < fail or elapsed < down
+            outage["seen"].append((elapsed, self.command, self.headers.get("Idempotency-Key"),
+                                   status if failing else 200))
+        if failing:
+            retry_after = first(self.qs, "retry_after")
+            headers = [("Retry-After", retry_after)] if retry_after is not None else []
+            return self.send_error_json(status, "outage", "the origin is down", headers)
+        self.send_json({"ok": True, "request": len(outage["seen"])})
+
+    def r_resilience_log(self, rest):
+        """/resilience/log?key=K: {"count", "times" (seconds since K's first request), "methods",
+        "keys" (Idempotency-Key values, null when absent), "statuses"}."""
+        key = first(self.qs, "key", "default")
+        with STATE_LOCK:
+            seen = list(OUTAGES.get(key, {"seen": []})["seen"])
+        self.send_json({"count": len(seen), "times": [s[0] for s in seen], "methods": [s[1] for s in seen],
+                        "keys": [s[2] for s in seen], "statuses": [s[3] for s in seen]})
+
+
 EXACT_ROUTES = {
     "/stall": FeatureRoutes.r_stall,
     "/leaf/secrets": FeatureRoutes.r_leaf_secrets,
     "/hoptests/slow-redirect-count": FeatureRoutes.r_hoptests_slow_redirect_count,
+    "/resilience/outage": FeatureRoutes.r_resilience_outage,
+    "/resilience/log": FeatureRoutes.r_resilience_log,
 }
 
 PREFIX_ROUTES = [

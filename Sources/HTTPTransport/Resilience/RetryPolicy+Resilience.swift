@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+
+/// `RetryPolicy`'s part in the resilience rules: the idempotency key and the retry budget.
+extension RetryPolicy {
+    /// Adds the idempotency key to a `POST`/`PATCH` without one, and counts the send for the budget.
+    public func prepareFirstAttempt(_ request: RawRequest) -> RawRequest {
+        budgetLedger?.recordFirstAttempt()
+        guard let idempotencyKeyHeader else { return request }
+        return IdempotencyKey.adding(to: request, header: idempotencyKeyHeader)
+    }
+
+    /// Whether the failed attempt carried this policy's idempotency key (so repeating it is safe).
+    func carriesIdempotencyKey(_ context: RetryContext) -> Bool {
+        guard let idempotencyKeyHeader else { return false }
+        return IdempotencyKey.protects(context, header: idempotencyKeyHeader)
+    }
+
+    /// The failure to return instead of a retry the budget has no room for (logged); nil when
+    /// the retry may go (it is then counted).
+    func budgetRefusal(_ context: RetryContext) -> HTTPTransportError? {
+        guard let ledger = budgetLedger else { return nil }
+        let verdict = ledger.takeRetry()
+        guard !verdict.allowed else { return nil }
+        let request = context.request
+        let why = "the retry budget is spent: \(verdict.retries) retries in the last \(RetryBudget.window) s, "
+            + "against \(ledger.budget.ratio) × \(verdict.firstAttempts) first attempts + "
+            + "\(ledger.budget.minimumPerSecond)/s × \(RetryBudget.window) s = \(Int(verdict.limit.rounded(.down)))"
+        Self.logger.notice("Not retrying \(request.method.rawValue) \(LogRedaction.default.redactedURL(request.url)) after attempt \(context.attempt) (\(TelemetryNames.errorType(context.error))): \(why)")
+        var failure = context.error
+        failure.message += " Not retried: \(why)."
+        return failure
+    }
+
+    static let logger = Logger(label: "HTTPTransport")
+}
