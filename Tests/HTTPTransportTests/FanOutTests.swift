@@ -67,7 +67,6 @@ final class FanOutTests: XCTestCase {
 
     func testMaxConcurrentTransfersBoundsTheRequestsInFlight() {
         let inFlight = InFlight()
-        // Two origins (one holds at most three quarters of the transfers).
         let port = server.ports["http"] ?? 0
         let requests = (0..<12).map { HTTPRequest(endpoint: "http://\($0 % 2 == 0 ? "127.0.0.1" : "localhost"):\(port)/delay/0.2") }
         let results = transport(maxConcurrentTransfers: 3, counting: inFlight).send(requests: requests)

@@ -76,13 +76,18 @@ final class ServerSentEventConsumer: StreamingConsumer {
 
     /// Decodes `chunk` and hands its events over; `false` when `onEvent` said stop.
     private func decode(_ chunk: Data) -> Bool {
-        let events = state.withLock { state in
+        let (events, overlong) = state.withLock { state in
             let events = state.decoder.decode(chunk)
             if !events.isEmpty { state.deliveredEvents = true }
-            return events
+            return (events, state.decoder.isOverlong)
         }
         for event in events where !onEvent(event) {
             state.withLock { $0.stopped = true }
+            return false
+        }
+        if overlong {
+            // Ends without reconnecting: the server would send the same again.
+            state.withLock { $0.head = .ended(.refused(ServerSentEventDecoder.overlongError(url: nil))) }
             return false
         }
         return true

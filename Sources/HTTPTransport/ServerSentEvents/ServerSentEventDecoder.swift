@@ -35,6 +35,19 @@ struct ServerSentEventDecoder {
         lastEventIDBuffer = Array(lastEventID.utf8)
     }
 
+    /// The most bytes one line or one event's data may hold before its end arrives: a server
+    /// that never ends a line or a block must not make the reader hold everything it sends.
+    static let maxEventSize = 16 << 20
+
+    /// Whether the line or the event being gathered passed `maxEventSize`.
+    var isOverlong: Bool { line.count > Self.maxEventSize || data.count > Self.maxEventSize }
+
+    /// The failure for an overlong line or event (`isOverlong`); the stream is not reconnected.
+    static func overlongError(url: String?) -> HTTPTransportError {
+        HTTPTransportError(code: .responseTooLarge,
+                           message: "An event of the stream passed \(maxEventSize) bytes without its end.", url: url)
+    }
+
     /// The events that `chunk` completes, in order.
     mutating func decode(_ chunk: Data) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []

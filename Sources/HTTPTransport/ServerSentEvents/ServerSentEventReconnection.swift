@@ -37,6 +37,8 @@ struct ServerSentEventReconnection: Sendable {
 
     /// Milliseconds to wait before a reconnection.
     private(set) var reconnectionTime = Self.defaultReconnectionTime
+    /// The longest wait before a reconnection, in milliseconds.
+    static let maxReconnectionTime = 300_000
     /// The last event ID seen ("" for none).
     private(set) var lastEventID: String
     /// Reconnects in a row that failed without an event.
@@ -56,7 +58,8 @@ struct ServerSentEventReconnection: Sendable {
     /// The connection read by `decoder` ended with `outcome`, after delivering events or not.
     mutating func connectionEnded(_ outcome: Outcome, decoder: ServerSentEventDecoder, deliveredEvents: Bool) -> Decision {
         lastEventID = decoder.lastEventID
-        if let time = decoder.reconnectionTime { reconnectionTime = time }
+        // At most five minutes, whatever the server asks: the blocking reader sleeps that long.
+        if let time = decoder.reconnectionTime { reconnectionTime = min(time, Self.maxReconnectionTime) }
         if deliveredEvents { failedReconnects = 0 }
         switch outcome {
         case .noContent:

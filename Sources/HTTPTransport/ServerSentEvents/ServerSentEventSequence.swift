@@ -116,6 +116,10 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
             }
             pending = current.decoder.decode(chunk)
             pendingIndex = 0
+            if current.decoder.isOverlong {
+                // Ends without reconnecting: the server would send the same again.
+                throw ServerSentEventDecoder.overlongError(url: request.endpoint)
+            }
             if !pending.isEmpty { current.deliveredEvents = true }
             connection = current
         }

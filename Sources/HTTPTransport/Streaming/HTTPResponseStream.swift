@@ -66,18 +66,19 @@ public final class HTTPResponseStream: Sendable {
         /// Reads the chunks; dropping it before the end stops the transfer.
         public struct Iterator: AsyncIteratorProtocol, Sendable {
             public typealias Failure = HTTPTransportError
-            private let reading: Reading
-            private let first: Bool
+            /// Only the first iterator reads (and stops the transfer when dropped early): a second
+            /// one only fails, and dropping it leaves the first reader alone.
+            private let reading: Reading?
+            private let url: String
 
             init(stream: HTTPResponseStream, first: Bool) {
-                reading = Reading(stream: stream)
-                self.first = first
+                reading = first ? Reading(stream: stream) : nil
+                url = stream.request.url.absoluteString
             }
 
             public mutating func next() async throws(HTTPTransportError) -> Data? {
-                guard first else {
-                    throw HTTPTransportError(code: .other, message: "A stream's body can be read once.",
-                                             url: reading.stream.request.url.absoluteString)
+                guard let reading else {
+                    throw HTTPTransportError(code: .other, message: "A stream's body can be read once.", url: url)
                 }
                 return try await reading.stream.channel.next()
             }
@@ -105,6 +106,11 @@ public final class HTTPResponseStream: Sendable {
                 while true {
                     if let line = splitter.nextLine() { return line }
                     if ended { return nil }
+                    if splitter.isOverlong {
+                        throw HTTPTransportError(
+                            code: .responseTooLarge,
+                            message: "A line of the stream passed \(LineSplitter.maxLineLength) bytes without a line feed; read `body` for such data.")
+                    }
                     guard let chunk = try await chunks.next() else {
                         ended = true
                         return splitter.finish()

@@ -3,6 +3,10 @@ import Foundation
 /// Splits a byte stream into UTF-8 lines: on LF, a CR right before it dropped, the last line
 /// given even without LF, no empty line after a final LF (invalid UTF-8 becomes U+FFFD).
 struct LineSplitter {
+    /// The longest line held while its end has not arrived: a server sending bytes without an LF
+    /// must not make the reader hold them all.
+    static let maxLineLength = 64 << 20
+
     private var bytes: [UInt8] = []
     /// Where the next line starts in `bytes`.
     private var start = 0
@@ -30,6 +34,9 @@ struct LineSplitter {
         scanned = start
         return line
     }
+
+    /// Whether the line being gathered passed `maxLineLength` (after `nextLine()` found no LF).
+    var isOverlong: Bool { bytes.count - start > Self.maxLineLength }
 
     /// The last line, which had no LF, once the stream ended (nil when nothing is left).
     mutating func finish() -> String? {

@@ -137,7 +137,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             let next = lock.withLock { buffer.take() }
             switch next {
             case .chunk(let data, let resumes):
-                if resumes, let waker = lock.withLock({ waker }) { waker() }
+                // Called under the lock: the transfer thread clears the waker under it before its
+                // multi handle can go, so the wake-up never reaches a freed handle.
+                if resumes { lock.withLock { waker?() } }
                 return data
             case .end(.finished): return nil
             case .end(.failed(let error)): throw error

@@ -75,8 +75,8 @@ public final class Session: Sendable {
 
         // Concurrency (README "Concurrency")
         /// The most connections async sends and `send(requests:)` open to one origin at once
-        /// (default 0: no limit of its own; one origin still holds at most three quarters of
-        /// `maxConcurrentTransfers`, so a slow host cannot starve the others).
+        /// (default 0: no limit but `maxConcurrentTransfers`). Set it to keep one slow host from
+        /// holding every transfer of the session.
         public var maxConnectionsPerHost: Int = 0
         /// The most async sends and `send(requests:)` exchanges of this session in flight at
         /// once (default 1,000); more wait in order, their time-out starting when they start.

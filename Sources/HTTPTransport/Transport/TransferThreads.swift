@@ -4,8 +4,8 @@ import Foundation
 /// pool, and one session's slow origins never hold another session's threads. Threads are started
 /// on demand, up to `maxThreads` at once, and end after `idleTimeout` seconds without work.
 ///
-/// Jobs wait in order of arrival, with one exception that keeps a slow origin from starving the
-/// others: one origin (scheme, host, port) holds at most `maxPerOrigin` threads, so while it has
+/// Jobs wait in order of arrival, with one exception: one origin (scheme, host, port) holds at
+/// most `maxPerOrigin` threads (`Session.Configuration.maxConnectionsPerHost`), so while it has
 /// that many running, the first waiting job of another origin goes first. A queued send's
 /// time-out starts when it runs.
 final class TransferThreads: @unchecked Sendable {
@@ -23,10 +23,10 @@ final class TransferThreads: @unchecked Sendable {
     private var threads = 0
     private var idle = 0
 
-    /// A pool; `maxPerOrigin` defaults to three quarters of the threads (at least one).
+    /// A pool; `maxPerOrigin` nil: an origin may take every thread.
     init(maxThreads: Int, maxPerOrigin: Int? = nil, idleTimeout: TimeInterval) {
         self.maxThreads = max(1, maxThreads)
-        self.maxPerOrigin = min(self.maxThreads, max(1, maxPerOrigin ?? self.maxThreads * 3 / 4))
+        self.maxPerOrigin = min(self.maxThreads, max(1, maxPerOrigin ?? self.maxThreads))
         self.idleTimeout = idleTimeout
     }
 
