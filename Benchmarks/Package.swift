@@ -2,7 +2,7 @@
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
 // Run it through the scripts beside this file: run.sh (the clients), instructions.sh, soak.sh,
-// large-bodies.sh and streaming.sh.
+// large-bodies.sh, streaming.sh and handshake-storm.sh.
 import Foundation
 import PackageDescription
 
@@ -27,6 +27,11 @@ let package = Package(
         // The chaos soak (chaos.sh): many threads, one transport, a fault-injecting server.
         .executableTarget(
             name: "ChaosSoak",
+            dependencies: [.product(name: "HTTPTransport", package: library)]
+        ),
+        // handshake-storm.sh: thousands of threads sending at once while TLS handshakes time out.
+        .executableTarget(
+            name: "HandshakeStorm",
             dependencies: [.product(name: "HTTPTransport", package: library)]
         ),
         // Timing, peak memory and the command line shared by the Swift clients.

@@ -16,6 +16,16 @@ static pthread_once_t ccurl_once = PTHREAD_ONCE_INIT;
 
 static void ccurl_global_init_once(void) {
     signal(SIGPIPE, SIG_IGN);
+#ifdef OPENSSL_INIT_NO_ATEXIT
+    // OpenSSL registers OPENSSL_cleanup with atexit() on its first initialisation (libcurl's,
+    // unless this one comes first). That handler frees OpenSSL's global state while other
+    // threads may still be in a handshake or in their thread-exit cleanup: a process exiting
+    // with transfers in flight then crashed, or corrupted the heap ("corrupted double-linked
+    // list"). Without it, OpenSSL stays usable until the process is gone; the system takes
+    // the memory back. (Only the first initialisation decides: an application that set up
+    // OpenSSL before any session keeps OpenSSL's handler.)
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+#endif
     curl_global_init(CURL_GLOBAL_ALL);
 }
 
