@@ -88,7 +88,7 @@ final class ResponseStreamTests: XCTestCase {
     }
 
     func testTheTimeoutBoundsTheHeadOnly() async throws {
-        let stream = try await transport.stream(HTTPRequest(endpoint: server.http + "/drip?bytes=6&delay=0.4", timeout: 1))
+        let stream = try await transport.stream(HTTPRequest(endpoint: server.http + "/drip?bytes=6&delay=0.7", timeout: 2))
         let body = try await read(stream)
         XCTAssertEqual(body.count, 6)
     }

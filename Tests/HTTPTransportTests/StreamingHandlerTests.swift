@@ -64,7 +64,7 @@ final class StreamingHandlerTests: XCTestCase {
         // Six bytes 0.4 s apart: the body takes about 2.4 s, past the 1 s time-out.
         let count = Protected(0)
         let started = ContinuousClock.now
-        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/drip?bytes=6&delay=0.4", timeout: 1).streaming { chunk in
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/drip?bytes=6&delay=0.7", timeout: 2).streaming { chunk in
             count.withLock { $0 += chunk.count }
             return true
         })

@@ -87,7 +87,7 @@ final class TransferThreadsTests: XCTestCase {
         }
         // Wait until the busy session's pool is full, then send on the other session.
         let deadline = Date().addingTimeInterval(10)
-        while busy.session.asyncThreads.counts.threads < 16, Date() < deadline { await Task.yield() }
+        while busy.session.asyncThreads.counts.threads < 16, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertEqual(busy.session.asyncThreads.counts.threads, 16)
         _ = try await other.send(HTTPRequest(endpoint: server.http + "/get"))
         finished.add("other")
