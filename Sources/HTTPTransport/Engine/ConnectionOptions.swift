@@ -37,12 +37,19 @@ struct ConnectionOptions: Sendable {
     let trustedRoots: URL?
     /// Where the environment's proxy variables are read (the process's, or a test's).
     let environment: ProxyEnvironment
+    /// An explicit proxy's `noProxy`, read once.
+    private let explicitNoProxy: NoProxyList?
 
     init(_ configuration: Session.Configuration, trustedRoots: URL? = nil, environment: ProxyEnvironment = .process) {
         addressPolicy = configuration.addressPolicy
         self.trustedRoots = trustedRoots
         self.environment = environment
         settings = Result { () throws(HTTPTransportError) in try Self.check(configuration) }
+        if case .success(let settings) = settings, case .explicit(_, let noProxy) = settings.proxy {
+            explicitNoProxy = NoProxyList(noProxy)
+        } else {
+            explicitNoProxy = nil
+        }
     }
 
     private static func check(_ configuration: Session.Configuration) throws(HTTPTransportError) -> Settings {
@@ -190,7 +197,7 @@ struct ConnectionOptions: Sendable {
         case .direct:
             return .direct
         case .explicit(let url, let noProxy):
-            if NoProxyList(noProxy).covers(host: host) { return .direct }
+            if (explicitNoProxy ?? NoProxyList(noProxy)).covers(host: host) { return .direct }
             return .proxy(url: url.url, description: "the session's proxy \(url.url)")
         case .environment:
             guard let found = environment.proxy(scheme: request.url.scheme ?? "", host: host) else { return .direct }

@@ -106,49 +106,85 @@ struct ProxyURL: Sendable, Hashable {
 /// differs (7.88 ignores IPv6 ranges, and reads `/0` as an exact address) the two cannot
 /// disagree. CIDR ranges are matched as written, both families, `/0` covering the family.
 struct NoProxyList: Sendable {
-    let text: String
+    /// One entry, read once (a list is checked on every send).
+    private struct Token: Sendable {
+        /// As written, lowercased: compared with an address host.
+        let written: String
+        /// Without a leading or trailing dot, lowercased: a name host's suffix.
+        let suffix: String
+        /// The range, when the entry is `address/bits`.
+        let range: (network: IPAddress, bits: Int)?
+        /// Whether the entry has a `/` (a range, or one that reads as none and matches nothing).
+        let isRange: Bool
 
-    init(_ text: String) { self.text = text }
+        init(_ token: Substring) {
+            written = token.lowercased()
+            var name = token
+            if name.last == "." { name = name.dropLast() }
+            if name.first == "." { name = name.dropFirst() }
+            suffix = name.lowercased()
+            isRange = token.contains(where: { $0 == "/" })
+            guard let slash = token.firstIndex(of: "/"), let network = IPAddress(token[..<slash]),
+                  let bits = Int(token[token.index(after: slash)...]),
+                  bits >= 0, bits <= (network.family == .v4 ? 32 : 128) else {
+                range = nil
+                return
+            }
+            range = (network, bits)
+        }
+    }
+
+    let text: String
+    /// `*` alone: every host.
+    private let coversAll: Bool
+    private let tokens: [Token]
+    /// The last host asked about and the answer: a session sends to the same few hosts, and
+    /// reading a host as an address costs more than comparing it with the last one.
+    private let lastAnswer = Locked<(host: String, covered: Bool)?>(nil)
+
+    init(_ text: String) {
+        self.text = text
+        coversAll = text == "*"
+        // Split on scalars, as libcurl splits on bytes: a combining mark after a comma does not
+        // join two tokens into one.
+        tokens = text.unicodeScalars.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+            .map { Token(Substring($0)) }
+    }
 
     /// Whether `host` (as in the URL) is reached without the proxy.
     func covers(host rawHost: String) -> Bool {
-        if text == "*" { return true }
+        if coversAll { return true }
+        if let last = lastAnswer.withLock({ $0 }), last.host == rawHost { return last.covered }
+        let covered = matches(host: rawHost)
+        lastAnswer.withLock { $0 = (rawHost, covered) }
+        return covered
+    }
+
+    private func matches(host rawHost: String) -> Bool {
         var host = Substring(rawHost)
         if host.first == "[", host.last == "]" { host = host.dropFirst().dropLast() }
         // libcurl compares the IDNA (punycode) form; only ASCII names compare the same here.
         guard !host.isEmpty, host.allSatisfy(\.isASCII) else { return false }
-        let address = host.contains(":") || IPAddress(host) != nil ? IPAddress(host) : nil
+        let address = IPAddress(host)
         if address == nil, host.last == "." { host = host.dropLast() }
-        // Split on scalars, as libcurl splits on bytes: a combining mark after a comma does not
-        // join two tokens into one.
-        for scalars in text.unicodeScalars.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
-            let token = Substring(scalars)
+        let text = host.lowercased()
+        for token in tokens {
             if let address {
-                if Self.matches(address: address, text: host, token: token) { return true }
-            } else if Self.matches(name: host, token: token) {
+                if let (network, bits) = token.range {
+                    if Self.matches(address, network, bits: bits) { return true }
+                } else if !token.isRange, token.written == text {
+                    return true
+                }
+            } else if !token.suffix.isEmpty, text == token.suffix || text.hasSuffix("." + token.suffix) {
                 return true
             }
         }
         return false
     }
 
-    private static func matches(name: Substring, token: Substring) -> Bool {
-        var token = token
-        if token.last == "." { token = token.dropLast() }
-        if token.first == "." { token = token.dropFirst() }
-        guard !token.isEmpty else { return false }
-        let name = name.lowercased(), suffix = token.lowercased()
-        return name == suffix || name.hasSuffix("." + suffix)
-    }
-
-    private static func matches(address: IPAddress, text: Substring, token: Substring) -> Bool {
-        guard let slash = token.firstIndex(of: "/") else {
-            return token.lowercased() == text.lowercased()
-        }
-        guard let network = IPAddress(token[..<slash]), network.family == address.family,
-              let bits = Int(token[token.index(after: slash)...]) else { return false }
+    private static func matches(_ address: IPAddress, _ network: IPAddress, bits: Int) -> Bool {
+        guard network.family == address.family else { return false }
         let width = address.family == .v4 ? 32 : 128
-        guard bits >= 0, bits <= width else { return false }
         if bits == 0 { return true }
         if bits == width { return network == address }
         // Compare the top `bits` of the 128-bit value (IPv4 sits in the low 32 bits).
@@ -168,6 +204,10 @@ struct NoProxyList: Sendable {
 /// `https://`; then `all_proxy` (else `ALL_PROXY`). Empty variables count as unset.
 struct ProxyEnvironment: Sendable {
     let value: @Sendable (String) -> String?
+    /// The last `no_proxy` list read, so an unchanged variable is not parsed again on every send.
+    private let lastNoProxy = Locked<NoProxyList?>(nil)
+
+    init(value: @escaping @Sendable (String) -> String?) { self.value = value }
 
     /// The process's environment, read at each call (libcurl reads it at each transfer).
     static let process = ProxyEnvironment { name in
@@ -177,7 +217,7 @@ struct ProxyEnvironment: Sendable {
 
     /// The variable and proxy URL libcurl would use for a request, or nil for a direct connection.
     func proxy(scheme: String, host: String) -> (variable: String, url: String)? {
-        if let exempt = first(of: ["no_proxy", "NO_PROXY"]), NoProxyList(exempt.value).covers(host: host) { return nil }
+        if let exempt = first(of: ["no_proxy", "NO_PROXY"]), covers(exempt.value, host: host) { return nil }
         let names: [String]
         switch scheme.lowercased() {
         case "http": names = ["http_proxy"]
@@ -185,6 +225,15 @@ struct ProxyEnvironment: Sendable {
         default: names = []
         }
         return first(of: names + ["all_proxy", "ALL_PROXY"]).map { (variable: $0.name, url: $0.value) }
+    }
+
+    private func covers(_ noProxy: String, host: String) -> Bool {
+        let list = lastNoProxy.withLock { last in
+            if let last, last.text == noProxy { return last }
+            last = NoProxyList(noProxy)
+            return last ?? NoProxyList(noProxy)
+        }
+        return list.covers(host: host)
     }
 
     private func first(of names: [String]) -> (name: String, value: String)? {
