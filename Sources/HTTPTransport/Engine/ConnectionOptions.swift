@@ -145,7 +145,7 @@ struct ConnectionOptions: Sendable {
         // Whether a request goes through the proxy is decided per request by `route(for:)` and
         // set with the transfer's options; libcurl's own no_proxy and environment look-ups are
         // switched off, so they can never disagree with that decision.
-        try handle.set(CURLOPT_NOPROXY, "")
+        if decidesProxy { try handle.set(CURLOPT_NOPROXY, "") }
         if case .explicit(let proxy, _) = settings.proxy {
             if let username = proxy.username { try handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { try handle.set(CURLOPT_PROXYPASSWORD, password) }
@@ -186,6 +186,14 @@ struct ConnectionOptions: Sendable {
             if case .proxy(let url, _) = self { return url }
             return ""
         }
+    }
+
+    /// Whether this library decides proxy or direct for each request and tells libcurl: always,
+    /// except with the environment's variables and no address policy, where nothing here
+    /// depends on the answer and libcurl, reading the variables itself, is the one that decides.
+    var decidesProxy: Bool {
+        guard case .success(let settings) = settings, case .environment = settings.proxy else { return true }
+        return addressPolicy.checksAddresses
     }
 
     /// The route of `request` under the session's proxy setting: an explicit proxy unless its

@@ -58,15 +58,15 @@ final class CurlEngine: HTTPEngine {
         let url = request.url.absoluteString
         try WireHeaders.validate(request.headers, url: url)
         // One decision, proxy or direct, for the address policy and for libcurl alike.
-        let route = connectionOptions.route(for: request)
+        let route = connectionOptions.decidesProxy ? connectionOptions.route(for: request) : nil
         // A send an address policy cannot check (it would go through a proxy) is refused.
-        if let refusal = connectionOptions.refusal(for: request, route: route) { throw refusal }
+        if let route, let refusal = connectionOptions.refusal(for: request, route: route) { throw refusal }
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // A handle whose set-up fails is not checked back in: `transfer` closes it.
         var options = try describe(request, transfer)
-        options.proxy = route.curlValue
+        options.proxy = route?.curlValue
         options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)

@@ -101,7 +101,8 @@ struct ProxyURL: Sendable, Hashable {
 }
 
 /// `no_proxy` matching, libcurl's rules (7.88, `Curl_check_noproxy`) made whole: the one rule
-/// that decides whether a request goes through the proxy. libcurl is told the decision
+/// that decides whether a request goes through the proxy whenever anything here depends on the
+/// answer (an explicit proxy, or an address policy). libcurl is then told the decision
 /// (`ConnectionOptions.route(for:)`), never left to decide again, so where its own matching
 /// differs (7.88 ignores IPv6 ranges, and reads `/0` as an exact address) the two cannot
 /// disagree. CIDR ranges are matched as written, both families, `/0` covering the family.
