@@ -34,7 +34,7 @@ extension RawRequest {
     /// would not be the answer to the request as the caller made it.
     var mayBeResentByLibcurl: Bool {
         guard method.isIdempotent else { return false }
-        return !Self.preconditionFields.contains { headers[$0] != nil }
+        return !Self.preconditionFields.contains { headers.contains($0) }
     }
 
     /// RFC 9110 §13.1.
