@@ -66,28 +66,10 @@ enum HTTPDate {
         let t = Array(time)
         guard t.count == 8, t[2] == colon, t[5] == colon, let hour = number(t[0..<2]), let minute = number(t[3..<5]),
               let second = number(t[6..<8]), hour < 24, minute < 60, second <= 60,
-              day >= 1, day <= daysIn(month: month, year: year)
+              day >= 1, day <= CivilDate.daysInMonth(month, year: year)
         else { return nil }
-        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+        let seconds = CivilDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
         return Double(seconds)
-    }
-
-    /// Days from 1970-01-01 to the date (Howard Hinnant's `days_from_civil`).
-    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 
     private static func month(_ bytes: ArraySlice<UInt8>) -> Int? {

@@ -29,10 +29,10 @@ enum CookieDateParser {
         if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
         guard (1...31).contains(dayOfMonth), year >= 1601,
               time.hour <= 23, time.minute <= 59, time.second <= 59,
-              dayOfMonth <= daysInMonth(month, year: year)
+              dayOfMonth <= CivilDate.daysInMonth(month, year: year)
         else { return nil }
 
-        let days = daysFromCivil(year: year, month: month, day: dayOfMonth)
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: dayOfMonth)
         let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -100,29 +100,5 @@ enum CookieDateParser {
         let prefix = token.prefix(3).map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }
         guard let index = monthNames.firstIndex(of: prefix) else { return nil }
         return index + 1
-    }
-
-    // MARK: - Calendar arithmetic (proleptic Gregorian, UTC)
-
-    private static func isLeapYear(_ year: Int) -> Bool {
-        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-    }
-
-    private static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
