@@ -110,4 +110,21 @@ final class CacheStaleWhileRevalidateTests: XCTestCase {
         XCTAssertEqual(record.count, 2)
         XCTAssertEqual(record.requests.last?["if_none_match"] as? String, "\"\(resource.key)-v1\"")
     }
+
+    func testABackgroundRevalidationGoesThroughTheSessionsCircuitBreaker() throws {
+        let resource = CachedResource(["cc": "max-age=1, stale-while-revalidate=600", "etag": "1", "age": "5"])
+        let cache = HTTPCache()
+        var configuration = Session.Configuration()
+        configuration.cache = cache
+        configuration.circuitBreaker = CircuitBreaker(failureThreshold: 1, openDuration: 600)
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        _ = try sendOK(transport, resource.request)
+        // A 503 from the same origin opens its circuit.
+        XCTAssertEqual(transport.send(request: HTTPRequest(endpoint: server.http + "/status/503")).error?.httpStatusCode,
+                       .serviceUnavailable)
+        let stale = try sendOK(transport, resource.request)
+        XCTAssertEqual(stale.metrics.cacheStatus, .hit)
+        XCTAssertTrue(cache.waitForBackgroundRevalidations(timeout: 10))
+        XCTAssertEqual(try resource.count(), 1, "the open circuit let the background revalidation through")
+    }
 }

@@ -123,7 +123,7 @@ public final class HTTPCache: Sendable {
             return hit(stored, age: age, request: request, started: started)
         case .serveStale(let stored, let age, let conditional):
             storage.recordUse(of: stored)
-            revalidateInBackground(stored, with: conditional, exchange, engine: session.engine)
+            revalidateInBackground(stored, with: conditional, exchange, session: session)
             return hit(stored, age: age, request: request, started: started)
         case .unsatisfiable:
             return unsatisfiable(request)
@@ -155,25 +155,25 @@ public final class HTTPCache: Sendable {
         return response
     }
 
-    /// Revalidates `stored` on a thread of its own (RFC 5861 `stale-while-revalidate`; without a
-    /// validator, fetches it again), unless a revalidation of the same entry is running already;
-    /// what comes back is kept as a foreground revalidation would keep it. It runs without the
-    /// send's progress and cancellation: that send has been answered.
+    /// Revalidates `stored` on one of the session's transfer threads (RFC 5861
+    /// `stale-while-revalidate`; without a validator, fetches it again), unless a revalidation of
+    /// the same entry is running already; what comes back is kept as a foreground revalidation
+    /// would keep it. It goes through the session's network step (host limits and circuit
+    /// breaker apply), without the send's progress and cancellation: that send has been answered.
     private func revalidateInBackground(_ stored: StoredResponse, with conditional: RawRequest?, _ exchange: Exchange,
-                                        engine: any HTTPEngine) {
+                                        session: Session) {
         let entry = stored.url + " " + stored.variantName
         guard backgroundRevalidations.begin(entry) else { return }
-        let thread = Thread { [self] in
+        session.asyncThreads.run(origin: TransferThreads.origin(of: exchange.request.url.absoluteString)) { [self] in
             defer { backgroundRevalidations.end(entry) }
-            let network = { engine.execute($0, control: TransferControl()) }
+            let telemetry = SendTelemetry(session: session)
+            let network = { session.network($0, control: TransferControl(), telemetry: telemetry) }
             if let conditional {
                 _ = revalidate(stored, with: conditional, exchange, network: network)
             } else {
                 _ = fetch(exchange, replacing: stored, network: network)
             }
         }
-        thread.name = "HTTPCache revalidation"
-        thread.start()
     }
 
     /// Waits until no background revalidation runs (tests); `false` when `timeout` passed first.

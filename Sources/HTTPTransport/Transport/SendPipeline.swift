@@ -142,8 +142,7 @@ struct SendPipeline {
     /// Per-origin limits, around what reaches the network (a cache hit takes no turn): the
     /// circuit breaker, then the origin's rate and `Retry-After` pause (see `OriginGuard`).
     private func network(_ request: RawRequest) -> RawResponse {
-        guard let origins = session.originGuard else { return session.engine.execute(request, control: control) }
-        return origins.send(request, control: control, telemetry: telemetry) { session.engine.execute($0, control: control) }
+        session.network(request, control: control, telemetry: telemetry)
     }
 
     /// Follow redirect: the next hop, when the response is a redirect to follow. The redirect

@@ -131,6 +131,16 @@ public final class Session: Sendable {
     }
 }
 
+extension Session {
+    /// The network below the cache: the per-origin step (host limits, circuit breaker), when
+    /// configured, then the engine. Every exchange that leaves the cache goes through it, a
+    /// cache's background revalidation included.
+    func network(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry) -> RawResponse {
+        guard let originGuard else { return engine.execute(request, control: control) }
+        return originGuard.send(request, control: control, telemetry: telemetry) { engine.execute($0, control: control) }
+    }
+}
+
 /// Performs one exchange: turns a wire request into a wire response. libcurl's engine is the
 /// default; give a session your own (e.g. `StubEngine`) to test code without a network.
 public protocol HTTPEngine: Sendable {
