@@ -164,7 +164,7 @@ public final class HTTPCache: Sendable {
                                         session: Session) {
         let entry = stored.url + " " + stored.variantName
         guard backgroundRevalidations.begin(entry) else { return }
-        session.asyncThreads.run(origin: TransferThreads.origin(of: exchange.request.url.absoluteString)) { [self] in
+        session.runOnTransferThread(for: exchange.request.url.absoluteString) { [self] in
             defer { backgroundRevalidations.end(entry) }
             let telemetry = SendTelemetry(session: session)
             let network = { session.network($0, control: TransferControl(), telemetry: telemetry) }

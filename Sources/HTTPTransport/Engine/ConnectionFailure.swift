@@ -48,18 +48,10 @@ extension ConnectionOptions {
             return error(.cannotConnect, "The SOCKS proxy refused or could not make the connection to \(host): \(curlText)")
         case CURLE_COULDNT_RESOLVE_PROXY:
             return error(.nameResolution, "Could not resolve the proxy's host name: \(curlText)")
-        case CURLE_COULDNT_CONNECT where usesProxy(settings, for: request):
+        case CURLE_COULDNT_CONNECT where route(for: request) != .direct:
             return error(.cannotConnect, "Could not connect to the proxy: \(curlText)")
         default:
             return nil
-        }
-    }
-
-    private func usesProxy(_ settings: Settings, for request: RawRequest) -> Bool {
-        switch settings.proxy {
-        case .direct: false
-        case .explicit(_, let noProxy): !NoProxyList(noProxy).covers(host: request.url.host ?? "")
-        case .environment: environment.proxy(scheme: request.url.scheme ?? "", host: request.url.host ?? "") != nil
         }
     }
 }

@@ -21,11 +21,8 @@ extension HTTPTransport {
                                      url: request.endpoint)
         }
         let control = TransferControl(cancellation: channel.cancellation)
-        // The transfer thread does not inherit the task's values: the caller's trace goes along.
-        let context = TelemetryContext.current
-        let threads = (request.session ?? session).asyncThreads
-        threads.run(origin: TransferThreads.origin(of: request.endpoint)) {
-            channel.finish(TelemetryContext.run(in: context) { self.send(request: streamed, control: control) })
+        (request.session ?? session).runOnTransferThread(for: request.endpoint) {
+            channel.finish(self.send(request: streamed, control: control))
         }
         var head = try await channel.awaitHead()
         SendPipeline(transport: self, request: streamed, control: control).conclude(&head)

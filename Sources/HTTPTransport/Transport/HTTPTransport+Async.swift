@@ -38,15 +38,12 @@ extension HTTPTransport {
         let control = TransferControl(progress: progress, cancellation: cancellation)
         let job = AsyncSendJob(cancelledError: HTTPTransportError(
             code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
-        // The transfer thread does not inherit the task's values: the caller's trace goes along.
-        let context = TelemetryContext.current
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 guard job.install(continuation) else { return }  // already cancelled: resumed
-                let threads = (request.session ?? self.session).asyncThreads
-                threads.run(origin: TransferThreads.origin(of: request.endpoint)) {
+                (request.session ?? self.session).runOnTransferThread(for: request.endpoint) {
                     guard job.start() else { return }  // cancelled while queued: resumed
-                    job.finish(TelemetryContext.run(in: context) { self.send(request: request, control: control) })
+                    job.finish(self.send(request: request, control: control))
                 }
             }
         } onCancel: {

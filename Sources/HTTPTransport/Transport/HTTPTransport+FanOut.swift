@@ -22,13 +22,10 @@ extension HTTPTransport {
         guard !requests.isEmpty else { return [] }
         let results = FanOutResults(count: requests.count)
         let group = DispatchGroup()
-        // The threads do not inherit the caller's trace: it goes along.
-        let context = TelemetryContext.current
         for (index, request) in requests.enumerated() {
             group.enter()
-            let threads = (request.session ?? session).asyncThreads
-            threads.run(origin: TransferThreads.origin(of: request.endpoint)) {
-                let result = TelemetryContext.run(in: context) { self.send(request: request, control: TransferControl()) }
+            (request.session ?? session).runOnTransferThread(for: request.endpoint) {
+                let result = self.send(request: request, control: TransferControl())
                 results.set(index, result)
                 group.leave()
             }

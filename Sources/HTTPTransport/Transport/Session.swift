@@ -132,6 +132,14 @@ public final class Session: Sendable {
 }
 
 extension Session {
+    /// Runs `job` on one of the session's transfer threads, counted against the origin of
+    /// `endpoint` (see `TransferThreads`). The thread does not inherit the caller's task values:
+    /// the caller's trace context goes along.
+    func runOnTransferThread(for endpoint: String, _ job: @escaping @Sendable () -> Void) {
+        let context = TelemetryContext.current
+        asyncThreads.run(origin: TransferThreads.origin(of: endpoint)) { TelemetryContext.run(in: context, job) }
+    }
+
     /// The network below the cache: the per-origin step (host limits, circuit breaker), when
     /// configured, then the engine. Every exchange that leaves the cache goes through it, a
     /// cache's background revalidation included.
