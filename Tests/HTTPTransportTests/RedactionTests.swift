@@ -144,6 +144,15 @@ final class RedactionTests: XCTestCase {
         XCTAssertEqual(redaction.redactedText("/x?next=%2Fcart%3Bjsessionid%3DS4&page=1"), "/x?next=<redacted>&page=1")
     }
 
+    /// Found by FuzzRedaction: the value of `;sig=` swallowed the `https:` of the URL after it,
+    /// so that URL's password was no longer read as one.
+    func testAURLRightAfterASecretPathParameterKeepsItsPasswordHidden() {
+        let text = "ap;sig=abchttps://user:S3cret@host/x"
+        let once = redaction.redactedText(text)
+        XCTAssertEqual(once, "ap;sig=<redacted>://user:<redacted>@host/x")
+        XCTAssertEqual(redaction.redactedText(once), once)
+    }
+
     func testHidingAPathParameterTwiceChangesNothing() {
         let once = redaction.redactedURL("https://h.example/shop;jsessionid=S1;jsessionid=S2/x")
         XCTAssertEqual(once, "https://h.example/shop;jsessionid=<redacted>;jsessionid=<redacted>/x")

@@ -88,7 +88,8 @@ struct URLTextRedactor {
         return index + 1
     }
 
-    /// Where a path parameter's value ends: at the next `/`, `;`, query, fragment or the end of
+    /// Where a path parameter's value ends: at the next `/`, `;`, query, fragment, the `://` of a
+    /// URL written straight after it (whose user info must still be read as such) or the end of
     /// the URL. A placeholder already there is the value, so redacting twice changes nothing.
     private static func pathParameterEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int {
         var index = start
@@ -97,7 +98,7 @@ struct URLTextRedactor {
                 index += placeholder.count
                 continue
             }
-            if endsPathParameter(bytes[index]) { return index }
+            if endsPathParameter(bytes[index]) || bytes[index...].starts(with: schemeSeparator) { return index }
             index += 1
         }
         return bytes.endIndex
