@@ -88,6 +88,10 @@ size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 CURLcode ccurl_unpause(CURL *handle) { return curl_easy_pause(handle, CURLPAUSE_CONT); }
 
+CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
 void ccurl_get_metrics(CURL *handle, ccurl_metrics *m) {
     memset(m, 0, sizeof *m);
     curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &m->name_lookup_us);

@@ -56,6 +56,11 @@ size_t ccurl_writefunc_pause(void);
 /// Resumes a paused transfer (curl_easy_pause with CURLPAUSE_CONT); call it on the thread that performs.
 CURLcode ccurl_unpause(CURL *handle);
 
+// MARK: - Multi handle
+
+/// curl_multi_setopt for a `long` option (e.g. CURLMOPT_PIPELINING, CURLMOPT_MAX_HOST_CONNECTIONS).
+CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
 // MARK: - Transfer information
 
 /// The figures of the last transfer, read in one call (times in microseconds; 0 when unknown).

@@ -49,7 +49,7 @@ enum CancellableTransfer {
     /// A stream's turn between polls: tell the consumer about the head, hand it what this round
     /// gathered, end a stream past its time-outs, resume a paused one the consumer drained.
     /// A code ends the transfer.
-    private static func drive(_ stream: StreamReceiver, handle: EasyHandle, state: TransferState, request: RawRequest,
+    static func drive(_ stream: StreamReceiver, handle: EasyHandle, state: TransferState, request: RawRequest,
                               engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
         if stream.streamsBody, !stream.announced, state.storedError == nil {
             stream.announced = true

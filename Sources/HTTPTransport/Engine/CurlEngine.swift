@@ -18,6 +18,8 @@ final class CurlEngine: HTTPEngine {
     private let connectTimeoutMilliseconds: Int
     private let pool: HandlePool
     private let share: CurlShare?
+    /// The session's transfer loop, for async sends, fan-outs and streams (CurlEngine+Loop.swift).
+    let loop: TransferLoop?
     let disabledHostsWarned = Locked<Set<String>>([])
 
     init(security: Security, configuration: Session.Configuration) {
@@ -30,10 +32,13 @@ final class CurlEngine: HTTPEngine {
         // Certificate-digest pins are checked by a handshake callback that a resumed TLS
         // session would skip, so such sessions share no TLS sessions.
         share = CurlShare(shareTLSSessions: !security.needsHandshakeCallback)
+        loop = TransferLoop(maxHostConnections: configuration.maxConnectionsPerHost,
+                            multiplexing: configuration.multiplexing)
     }
 
     deinit {
-        // Handles refer to the share: close them before the share goes.
+        // The loop's connections and the handles refer to the share: close them before it goes.
+        loop?.stop()
         pool.drain()
     }
 
@@ -54,7 +59,7 @@ final class CurlEngine: HTTPEngine {
     // MARK: Steps
 
     /// Checks the request, takes a handle, and sets it up for this transfer.
-    private func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
+    func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
         let url = request.url.absoluteString
         try WireHeaders.validate(request.headers, url: url)
         // One decision, proxy or direct, for the address policy and for libcurl alike.
@@ -118,7 +123,7 @@ final class CurlEngine: HTTPEngine {
     }
 
     /// The response (or the failure) the transfer ended with.
-    private func response(to request: RawRequest, of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
+    func response(to request: RawRequest, of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
         let state = transfer.state
         let metrics = collectMetrics(transfer.handle)
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
@@ -170,7 +175,7 @@ final class CurlEngine: HTTPEngine {
     /// A handle goes back to the pool only after a transfer that succeeded: a failed one may
     /// leave libcurl state behind (a receive buffer after a failed name lookup makes later
     /// option changes fail), and rarely holds a live connection anyway.
-    private func finish(_ transfer: CurlTransfer, code: CURLcode) {
+    func finish(_ transfer: CurlTransfer, code: CURLcode) {
         if code == CURLE_OK { pool.checkIn(transfer.handle) }
     }
 

@@ -9,8 +9,8 @@ import Foundation
 final class OriginGuard: Sendable {
     let limits: HostLimits?
     let breaker: CircuitBreaker?
-    private let clock: ResilienceClock
-    private let origins = Locked<[Origin: OriginState]>([:])
+    fileprivate let clock: ResilienceClock
+    fileprivate let origins = Locked<[Origin: OriginState]>([:])
 
     /// What the session knows about one origin.
     struct OriginState: Sendable {
@@ -41,28 +41,73 @@ final class OriginGuard: Sendable {
     /// Sends `request` through `network` when the origin's circuit and limits let it, in time.
     func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
               network: (RawRequest) -> RawResponse) -> RawResponse {
-        let origin = Origin(request.url)
-        var request = request
-        var admission = admit(origin)
-        if limits != nil, !admission.isRefusal {
-            if let failure = awaitTurn(origin, &request, control: control, telemetry: telemetry) {
-                if admission == .probe { record(.neutral, origin, probe: true) }
-                return RawResponse(request: request, error: failure)
+        var pass = Pass(request, admission: admit(Origin(request.url)))
+        if pass.needsTurn(limits) {
+            var turn = beginTurn(pass)
+            while case .wait(let seconds, let reason) = turn.step(self) {
+                turn.waited(clock.wait(seconds, control.cancellation), reason: reason, self, telemetry)
             }
-            // The circuit may have opened while this send waited; then its token goes back.
-            if admission == .send {
-                admission = admit(origin)
-                if admission.isRefusal { giveBack(origin) }
+            pass = turn.pass
+        }
+        if let refusal = enter(&pass, telemetry: telemetry) { return refusal }
+        return leave(pass, network(pass.request))
+    }
+
+    /// The same for an async send: its waits hold no thread.
+    func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
+              network: (RawRequest) async -> RawResponse) async -> RawResponse {
+        var pass = Pass(request, admission: admit(Origin(request.url)))
+        if pass.needsTurn(limits) {
+            var turn = beginTurn(pass)
+            while case .wait(let seconds, let reason) = turn.step(self) {
+                turn.waited(await clock.sleep(seconds, control.cancellation), reason: reason, self, telemetry)
             }
+            pass = turn.pass
         }
-        if case .refuse(let message) = admission {
-            telemetry.circuitRefused(host: origin.host, port: origin.port)
-            return RawResponse(request: request, error: HTTPTransportError(
-                code: .circuitOpen, message: message, url: request.url.absoluteString))
+        if let refusal = enter(&pass, telemetry: telemetry) { return refusal }
+        return leave(pass, await network(pass.request))
+    }
+
+    /// One send through the guard: its origin, its request (its time-out shortened by a wait)
+    /// and what the circuit said.
+    struct Pass {
+        let origin: Origin
+        var request: RawRequest
+        var admission: CircuitState.Admission
+        /// Why it must not be sent, when its turn did not come.
+        var failure: HTTPTransportError?
+
+        init(_ request: RawRequest, admission: CircuitState.Admission) {
+            origin = Origin(request.url)
+            self.request = request
+            self.admission = admission
         }
-        let response = network(request)
-        if breaker != nil { record(CircuitState.outcome(of: response), origin, probe: admission == .probe) }
-        if let limits, limits.pausesOnRetryAfter { pauseIfAsked(by: response, origin) }
+
+        func needsTurn(_ limits: HostLimits?) -> Bool { limits != nil && !admission.isRefusal }
+    }
+
+    /// After the turn: the response that ends the send here (a failed turn, an open circuit),
+    /// or nil to send.
+    private func enter(_ pass: inout Pass, telemetry: SendTelemetry) -> RawResponse? {
+        if let failure = pass.failure {
+            if pass.admission == .probe { record(.neutral, pass.origin, probe: true) }
+            return RawResponse(request: pass.request, error: failure)
+        }
+        // The circuit may have opened while this send waited; then its token goes back.
+        if limits != nil, pass.admission == .send {
+            pass.admission = admit(pass.origin)
+            if pass.admission.isRefusal { giveBack(pass.origin) }
+        }
+        guard case .refuse(let message) = pass.admission else { return nil }
+        telemetry.circuitRefused(host: pass.origin.host, port: pass.origin.port)
+        return RawResponse(request: pass.request, error: HTTPTransportError(
+            code: .circuitOpen, message: message, url: pass.request.url.absoluteString))
+    }
+
+    /// What the response tells the circuit and the limits.
+    private func leave(_ pass: Pass, _ response: RawResponse) -> RawResponse {
+        if breaker != nil { record(CircuitState.outcome(of: response), pass.origin, probe: pass.admission == .probe) }
+        if let limits, limits.pausesOnRetryAfter { pauseIfAsked(by: response, pass.origin) }
         return response
     }
 
@@ -88,31 +133,64 @@ final class OriginGuard: Sendable {
 
     // MARK: Host limits
 
-    /// Waits for the origin's token and the end of its `Retry-After` pause, within the request's
-    /// time-out (which then covers only what is left); the error when the send must not go.
-    private func awaitTurn(_ origin: Origin, _ request: inout RawRequest, control: TransferControl,
-                           telemetry: SendTelemetry) -> HTTPTransportError? {
-        let start = clock.now()
-        let deadline = start + max(0, request.timeout)
-        let turn = reserve(origin, start: start, deadline: deadline)
-        while true {
-            let now = clock.now()
-            let paused = origins.withLock { $0[origin]?.pausedUntil ?? 0 }
-            let due = max(turn.tokenDue, paused)
-            if due <= now, turn.hasToken { break }
-            let reason = paused > turn.tokenDue ? WaitReason.retryAfter : .rateLimit
-            let until = !turn.hasToken || due > deadline ? deadline : due
-            let cancelled = !clock.wait(max(0, until - now), control.cancellation)
-            if cancelled || until == deadline {
-                if turn.hasToken { giveBack(origin) }
-                return cancelled ? cancelledError(origin, request)
-                    : timeoutError(origin, request, waited: clock.now() - start, reason: reason)
-            }
-            telemetry.originWaited(seconds: clock.now() - now, reason: reason.rawValue)
+    /// Waiting for the origin's token and the end of its `Retry-After` pause, within the
+    /// request's time-out (which then covers only what is left): the decisions, the waiting
+    /// itself being the caller's (a thread's sleep or a task's).
+    struct Turn {
+        var pass: Pass
+        let start: TimeInterval
+        let deadline: TimeInterval
+        let tokenDue: TimeInterval
+        let hasToken: Bool
+        private var lastWaitStarted: TimeInterval = 0
+        private var waitEndsAtDeadline = false
+        private var done = false
+
+        init(pass: Pass, start: TimeInterval, deadline: TimeInterval, reserved: (due: TimeInterval, hasToken: Bool)) {
+            self.pass = pass
+            self.start = start
+            self.deadline = deadline
+            tokenDue = reserved.due
+            hasToken = reserved.hasToken
         }
-        let waited = clock.now() - start
-        if waited > 0 { request.timeout = max(0.001, request.timeout - waited) }
-        return nil
+
+        enum Step { case go, wait(seconds: TimeInterval, reason: WaitReason) }
+
+        /// Go, or how long to wait (then call `waited`).
+        mutating func step(_ guardian: OriginGuard) -> Step {
+            guard !done, pass.failure == nil else { return .go }
+            let now = guardian.clock.now()
+            let paused = guardian.origins.withLock { $0[pass.origin]?.pausedUntil ?? 0 }
+            let due = max(tokenDue, paused)
+            if due <= now, hasToken {
+                done = true
+                let waited = now - start
+                if waited > 0 { pass.request.timeout = max(0.001, pass.request.timeout - waited) }
+                return .go
+            }
+            let until = !hasToken || due > deadline ? deadline : due
+            lastWaitStarted = now
+            waitEndsAtDeadline = until == deadline
+            return .wait(seconds: max(0, until - now), reason: paused > tokenDue ? .retryAfter : .rateLimit)
+        }
+
+        /// A wait ended: `completed` false when the send was cancelled meanwhile.
+        mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendTelemetry) {
+            let now = guardian.clock.now()
+            if !completed || waitEndsAtDeadline {
+                if hasToken { guardian.giveBack(pass.origin) }
+                pass.failure = !completed ? guardian.cancelledError(pass.origin, pass.request)
+                    : guardian.timeoutError(pass.origin, pass.request, waited: now - start, reason: reason)
+                return
+            }
+            telemetry.originWaited(seconds: now - lastWaitStarted, reason: reason.rawValue)
+        }
+    }
+
+    private func beginTurn(_ pass: Pass) -> Turn {
+        let start = clock.now()
+        let deadline = start + max(0, pass.request.timeout)
+        return Turn(pass: pass, start: start, deadline: deadline, reserved: reserve(pass.origin, start: start, deadline: deadline))
     }
 
     enum WaitReason: String {
@@ -124,7 +202,7 @@ final class OriginGuard: Sendable {
     /// due, or `hasToken` false when none comes in time. Without a rate, no token is needed:
     /// due at once.
     private func reserve(_ origin: Origin, start: TimeInterval, deadline: TimeInterval)
-        -> (tokenDue: TimeInterval, hasToken: Bool) {
+        -> (due: TimeInterval, hasToken: Bool) {
         guard let rate = limits?.requestsPerSecond else { return (start, true) }
         let burst = limits?.burst ?? 1
         return update(origin, now: start) { state in
@@ -135,7 +213,7 @@ final class OriginGuard: Sendable {
         }
     }
 
-    private func giveBack(_ origin: Origin) {
+    fileprivate func giveBack(_ origin: Origin) {
         guard limits?.requestsPerSecond != nil else { return }
         let now = clock.now()
         origins.withLock { $0[origin]?.bucket?.giveBack(now: now) }
@@ -168,7 +246,7 @@ final class OriginGuard: Sendable {
         }
     }
 
-    private func timeoutError(_ origin: Origin, _ request: RawRequest, waited: TimeInterval,
+    fileprivate func timeoutError(_ origin: Origin, _ request: RawRequest, waited: TimeInterval,
                               reason: WaitReason) -> HTTPTransportError {
         let why = switch reason {
         case .retryAfter: "the origin asked for a pause with Retry-After, which the session's hostLimits keep for every send"
@@ -181,7 +259,7 @@ final class OriginGuard: Sendable {
             url: request.url.absoluteString)
     }
 
-    private func cancelledError(_ origin: Origin, _ request: RawRequest) -> HTTPTransportError {
+    fileprivate func cancelledError(_ origin: Origin, _ request: RawRequest) -> HTTPTransportError {
         HTTPTransportError(code: .cancelled, message: "The send was cancelled while waiting for its turn to send to \(origin); nothing was sent.",
                            url: request.url.absoluteString)
     }

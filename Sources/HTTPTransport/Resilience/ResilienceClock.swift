@@ -11,6 +11,24 @@ struct ResilienceClock: Sendable {
     var date: @Sendable () -> Date
     /// Waits `seconds`, returning early (`false`) when `cancellation` is cancelled.
     var wait: @Sendable (_ seconds: TimeInterval, _ cancellation: CancellationHandle?) -> Bool
+    /// The same wait for an async send, holding no thread; nil: `wait` (a manual clock's, which
+    /// returns at once).
+    var sleep: (@Sendable (_ seconds: TimeInterval, _ cancellation: CancellationHandle?) async -> Bool)?
+
+    init(now: @escaping @Sendable () -> TimeInterval, date: @escaping @Sendable () -> Date,
+         wait: @escaping @Sendable (_ seconds: TimeInterval, _ cancellation: CancellationHandle?) -> Bool,
+         sleep: (@Sendable (_ seconds: TimeInterval, _ cancellation: CancellationHandle?) async -> Bool)? = nil) {
+        self.now = now
+        self.date = date
+        self.wait = wait
+        self.sleep = sleep
+    }
+
+    /// Waits `seconds` without holding a thread; `false` when `cancellation` was cancelled.
+    func sleep(_ seconds: TimeInterval, _ cancellation: CancellationHandle?) async -> Bool {
+        if let sleep { return await sleep(seconds, cancellation) }
+        return wait(seconds, cancellation)
+    }
 
     static let system = ResilienceClock(
         now: { Self.uptime() },
@@ -21,6 +39,9 @@ struct ResilienceClock: Sendable {
                 return true
             }
             return !cancellation.wait(seconds: seconds)
+        },
+        sleep: { seconds, cancellation in
+            !(await (cancellation ?? CancellationHandle()).sleep(seconds: seconds))
         })
 
     private static func uptime() -> TimeInterval {

@@ -67,25 +67,39 @@ struct SendPipeline {
             } catch {
                 return .failure(error: error)
             }
-            var response = execute(sent, hop: hop)
-            if let next = followRedirect(&response, from: hop) {
+            switch conclude(hop: hop, sent: sent, response: execute(sent, hop: hop)) {
+            case .next(let next):
                 hop = next
-                continue
+            case .done(let result, let failed):
+                failedRequest = failed
+                return result
             }
-            // (An async stream's caller ran these on the head already.)
-            if sent.streaming?.consumer.concludedHead != true {
-                validate(&response)
-                intercept(&response)
-            }
-            if response.error != nil { failedRequest = sent }
-            return result(of: &response)
         }
+    }
+
+    /// How a hop ended: another hop follows (a redirect), or the attempt's result.
+    enum HopOutcome {
+        case next(Hop)
+        /// The result, and the request sent when it is a failure.
+        case done(HTTPTransport.Result, failed: RawRequest?)
+    }
+
+    /// After a hop's exchange: follow the redirect, or validate and intercept the response.
+    func conclude(hop: Hop, sent: RawRequest, response: RawResponse) -> HopOutcome {
+        var response = response
+        if let next = followRedirect(&response, from: hop) { return .next(next) }
+        // (An async stream's caller ran these on the head already.)
+        if sent.streaming?.consumer.concludedHead != true {
+            validate(&response)
+            intercept(&response)
+        }
+        return .done(result(of: &response), failed: response.error != nil ? sent : nil)
     }
 
     // MARK: Steps
 
     /// Resolve: the request value in its wire form (base merged, URL parsed, parameters encoded).
-    private func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
+    func resolve(_ request: some HTTPRequestEnvelope) throws(HTTPTransportError) -> RawRequest {
         do {
             var resolved = try request.resolve(endpoints: session.parsedEndpoints)
             // Which bodies stream follows from validation and redirects (StreamingBody.streams).
@@ -101,7 +115,7 @@ struct SendPipeline {
 
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
-    private func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
+    func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
         let start = hop.deadline == nil ? ContinuousClock.now : nil
         var request = hop.request
         telemetry.hopStarted(&request)
@@ -125,18 +139,27 @@ struct SendPipeline {
         var response: RawResponse
         if request.streaming != nil {
             // A stream neither uses nor fills the cache.
-            var streamed = request
-            streamed.streaming?.redirects = hop.redirects  // for the metrics of the head handed over
-            response = network(streamed)
+            response = network(Self.streamed(request, hop: hop))
             StreamingBody.finish(&response)
         } else if let cache = session.configuration.cache {
             response = cache.exchange(request, for: session, network: network)
         } else {
             response = network(request)
         }
+        hopEnded(&response, hop: hop)
+        return response
+    }
+
+    /// A streamed request, knowing its redirects (for the metrics of the head handed over).
+    static func streamed(_ request: RawRequest, hop: Hop) -> RawRequest {
+        var streamed = request
+        streamed.streaming?.redirects = hop.redirects
+        return streamed
+    }
+
+    func hopEnded(_ response: inout RawResponse, hop: Hop) {
         response.metrics.redirectCount = hop.redirects
         telemetry.hopEnded(response)
-        return response
     }
 
     /// Per-origin limits, around what reaches the network (a cache hit takes no turn): the
@@ -148,7 +171,7 @@ struct SendPipeline {
     /// Follow redirect: the next hop, when the response is a redirect to follow. The redirect
     /// response passes the response interceptors first (its cookies are stored, it is logged);
     /// a redirect that must not be followed becomes the response's error.
-    private func followRedirect(_ response: inout RawResponse, from hop: Hop) -> Hop? {
+    func followRedirect(_ response: inout RawResponse, from hop: Hop) -> Hop? {
         guard let next = RedirectRule.nextRequest(after: hop.request, response: response,
                                                   allowsInsecureRedirects: session.configuration.allowsInsecureRedirects)
         else { return nil }
@@ -204,7 +227,7 @@ struct SendPipeline {
     }
 
     /// The `Result`: the response, or the failure the interceptors left.
-    private func result(of response: inout RawResponse) -> HTTPTransport.Result {
+    func result(of response: inout RawResponse) -> HTTPTransport.Result {
         if var error = response.error {
             if error.url == nil { error.url = response.request.url.absoluteString }
             return .failure(error: error)

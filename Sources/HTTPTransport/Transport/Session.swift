@@ -107,6 +107,11 @@ public final class Session: Sendable {
     let cacheConnectionIdentity: String
     /// The per-origin step (host limits, circuit breaker); nil when neither is configured.
     let originGuard: OriginGuard?
+    /// The engine's way to run an exchange without holding a thread (libcurl's transfer loop);
+    /// nil for other engines, which run on `asyncThreads`.
+    let loopEngine: (any LoopEngine)?
+    /// `maxConcurrentTransfers`: the async sends, fan-out requests and streams running at once.
+    let transferGate: TransferGate
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -128,6 +133,8 @@ public final class Session: Sendable {
             idleTimeout: 30)
         cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
         originGuard = OriginGuard(configuration: configuration, clock: clock)
+        loopEngine = engine as? any LoopEngine
+        transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
     }
 }
 

@@ -1,0 +1,44 @@
+import CCurl
+import Foundation
+
+/// The engine's second way to run a transfer: on the session's `TransferLoop` instead of the
+/// calling thread. The steps are the blocking `execute`'s (`prepare`, then `response` and
+/// `finish`); only the middle one differs, and the awaiting task holds no thread meanwhile.
+extension CurlEngine: LoopEngine {
+    func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse {
+        guard let loop else { return execute(request, control: control) }
+        let transfer: CurlTransfer
+        do {
+            transfer = try prepare(request, control: control)
+            try transfer.handle.set(CURLOPT_PIPEWAIT, waitsToMultiplex(request.url))
+        } catch let error as HTTPTransportError {
+            return RawResponse(request: request, error: error)
+        } catch {
+            return RawResponse(request: request, error: HTTPTransportError(
+                code: .other, message: "\(error)", url: request.url.absoluteString))
+        }
+        transfer.handle.connectionContext.beginTransfer()
+        let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
+                                                   engine: transfer.state.stream == nil ? nil : self))
+        defer { finish(transfer, code: code) }
+        return response(to: request, of: transfer, code: code)
+    }
+
+    /// Whether a transfer waits for a connection being opened to its origin, in case it can
+    /// share it (HTTP/2), rather than open another: only where HTTP/2 is possible, since over
+    /// HTTP/1.1 libcurl learns that only from the first response, which would delay the rest.
+    private func waitsToMultiplex(_ url: URL) -> Bool {
+        guard configuration.multiplexing else { return false }
+        switch configuration.httpVersion {
+        case .http1_1: return false
+        case .http2PriorKnowledge: return true
+        case .automatic: return url.scheme?.lowercased() == "https"
+        }
+    }
+}
+
+/// An engine that can run an exchange without holding a thread while it waits (libcurl's, on
+/// the session's transfer loop). Other engines run on the session's transfer threads.
+protocol LoopEngine: Sendable {
+    func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse
+}

@@ -1,0 +1,261 @@
+import CCurl
+import Foundation
+
+/// One session's transfer loop: a libcurl multi handle driven by one thread, so that thousands
+/// of async sends, fan-out requests and streams are in flight at once without a thread each.
+/// The thread starts with the first transfer and ends with the session (`stop()`).
+///
+/// Only the loop thread touches the multi handle and the easy handles it holds. Other threads
+/// hand it work under `lock` and wake its poll (`curl_multi_wakeup`): a new transfer, a
+/// cancellation, a stream whose consumer wants more. A finished transfer is handed back through
+/// its `LoopTransfer` (under that object's lock), which resumes the task awaiting it; everything
+/// else of the exchange (interceptors, cache, the response's assembly) runs in that task, never
+/// on this thread.
+///
+/// Connections live in the multi handle's own pool: kept alive between the loop's transfers,
+/// shared by concurrent requests to an HTTP/2 origin (`multiplexing`), at most
+/// `maxHostConnections` per host (0: no limit), transfers beyond it waiting inside libcurl.
+final class TransferLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSCondition()
+    // Guarded by `lock`.
+    private var submitted: [LoopTransfer] = []
+    private var cancelled: [LoopTransfer] = []
+    private var threadState = ThreadState.notStarted
+    private var thread: Thread?
+    // The loop thread's own.
+    @exclusivity(unchecked) private var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    @exclusivity(unchecked) private var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+
+    private enum ThreadState { case notStarted, running, stopping, stopped }
+
+    /// Longest poll without a wake-up (streams need their time-outs checked sooner).
+    private static let idlePoll: Duration = .seconds(1)
+
+    init?(maxHostConnections: Int, multiplexing: Bool) {
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : Int(CURLPIPE_NOTHING))
+        if maxHostConnections > 0 {
+            _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        }
+    }
+
+    deinit {
+        // `stop()` cleaned up when the thread ran; otherwise nothing else holds the multi.
+        if threadState == .notStarted { curl_multi_cleanup(multi) }
+    }
+
+    /// Runs `transfer` (prepared, not yet started) on the loop and returns its result code once
+    /// it finished, failed or was cancelled (through its control's `CancellationHandle`).
+    func perform(_ transfer: LoopTransfer) async -> CURLcode {
+        let cancellation = transfer.state.control.cancellation
+        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        defer { if let token { cancellation?.removeWaker(token) } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            transfer.install(continuation)
+            if cancellation?.isCancelled == true {
+                transfer.finish(LoopTransfer.cancelled(transfer.state))
+            } else if !submit(transfer) {
+                transfer.state.storedError = HTTPTransportError(
+                    code: .other, message: "The session's transfer loop has stopped.", url: transfer.state.requestURL)
+                transfer.finish(CURLE_FAILED_INIT)
+            }
+        }
+        return transfer.code
+    }
+
+    /// Stops the thread after the transfers in flight ended, and waits for it (not when called
+    /// on the loop thread itself); the multi handle and its connections are closed.
+    func stop() {
+        lock.lock()
+        guard threadState == .running else {
+            lock.unlock()
+            return
+        }
+        threadState = .stopping
+        lock.unlock()
+        _ = curl_multi_wakeup(multi)
+        lock.lock()
+        guard Thread.current !== thread else {
+            lock.unlock()
+            return
+        }
+        while threadState != .stopped { lock.wait() }
+        lock.unlock()
+    }
+
+    /// Transfers the loop holds now (for tests and telemetry).
+    var counts: (submitted: Int, threadRunning: Bool) {
+        lock.withLock { (submitted.count, threadState == .running) }
+    }
+
+    // MARK: Hand-overs (any thread)
+
+    private func submit(_ transfer: LoopTransfer) -> Bool {
+        lock.lock()
+        let state = threadState
+        if state == .notStarted { threadState = .running }
+        if state == .notStarted || state == .running { submitted.append(transfer) }
+        lock.unlock()
+        switch state {
+        case .notStarted:
+            let thread = Thread { [self] in run() }
+            thread.name = Self.threadName
+            lock.withLock { self.thread = thread }
+            thread.start()
+            return true
+        case .running:
+            _ = curl_multi_wakeup(multi)
+            return true
+        case .stopping, .stopped:
+            return false
+        }
+    }
+
+    private func cancel(_ transfer: LoopTransfer) {
+        lock.withLock { cancelled.append(transfer) }
+        _ = curl_multi_wakeup(multi)
+    }
+
+    /// Wakes the poll so that a paused stream whose consumer took chunks resumes.
+    private func wake() { _ = curl_multi_wakeup(multi) }
+
+    static let threadName = "HTTPTransport.loop"
+
+    // MARK: The loop thread
+
+    private func run() {
+        while true {
+            lock.lock()
+            let (new, cancelling, stopping) = (submitted, cancelled, threadState == .stopping)
+            submitted = []
+            cancelled = []
+            lock.unlock()
+            for transfer in new { add(transfer) }
+            for transfer in cancelling where running[transfer.handle.curl] === transfer {
+                remove(transfer, code: LoopTransfer.cancelled(transfer.state))
+            }
+            var stillRunning: Int32 = 0
+            if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
+            collectFinished()
+            driveStreams()
+            if stopping, running.isEmpty { break }
+            _ = curl_multi_poll(multi, nil, 0, pollMilliseconds(), nil)
+        }
+        curl_multi_cleanup(multi)
+        lock.withLock {
+            threadState = .stopped
+            lock.broadcast()
+        }
+    }
+
+    private func add(_ transfer: LoopTransfer) {
+        let curl = transfer.handle.curl
+        guard curl_multi_add_handle(multi, curl) == CURLM_OK else {
+            transfer.state.storedError = HTTPTransportError(
+                code: .other, message: "libcurl could not add the transfer to the session's loop.", url: transfer.state.requestURL)
+            transfer.finish(CURLE_FAILED_INIT)
+            return
+        }
+        transfer.started = .now
+        running[curl] = transfer
+        if let stream = transfer.state.stream {
+            streams[curl] = transfer
+            stream.body.consumer.setWaker { [weak self] in self?.wake() }
+        }
+    }
+
+    /// Takes `transfer` off the multi handle (when still on it) and hands its result back.
+    private func remove(_ transfer: LoopTransfer, code: CURLcode) {
+        let curl = transfer.handle.curl
+        guard running[curl] === transfer else { return }
+        running[curl] = nil
+        if streams.removeValue(forKey: curl) != nil { transfer.state.stream?.body.consumer.setWaker(nil) }
+        curl_multi_remove_handle(multi, curl)
+        transfer.finish(code)
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let curl = message.pointee.easy_handle,
+                  let transfer = running[curl] else { continue }
+            remove(transfer, code: message.pointee.data.result)
+        }
+    }
+
+    /// A stream's turn: its head announced, its chunks handed over, its time-outs checked, and a
+    /// paused one resumed (`curl_easy_pause` belongs to this thread).
+    private func driveStreams() {
+        for transfer in Array(streams.values) {
+            guard let stream = transfer.state.stream, let engine = transfer.engine else { continue }
+            if let code = CancellableTransfer.drive(stream, handle: transfer.handle, state: transfer.state,
+                                                    request: transfer.request, engine: engine, started: transfer.started) {
+                remove(transfer, code: code)
+            }
+        }
+    }
+
+    /// libcurl failed as a whole (out of memory): every transfer ends with that failure.
+    private func failAll() {
+        for transfer in Array(running.values) { remove(transfer, code: CURLE_OUT_OF_MEMORY) }
+    }
+
+    private func pollMilliseconds() -> Int32 {
+        var wait = Self.idlePoll
+        let now = ContinuousClock.now
+        for transfer in streams.values {
+            if let stream = transfer.state.stream { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
+        }
+        return Int32(max(0, (wait / .milliseconds(1)).rounded(.up)))
+    }
+}
+
+/// One transfer on the loop: what the loop thread needs to run it, and its result handed back
+/// to the awaiting task under `lock` (which ThreadSanitizer sees; the continuation only wakes
+/// the task).
+final class LoopTransfer: @unchecked Sendable {
+    let handle: EasyHandle
+    let state: TransferState
+    let request: RawRequest
+    /// For a stream's head (its metrics); nil otherwise.
+    weak var engine: CurlEngine?
+    /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
+    @exclusivity(unchecked) var started = ContinuousClock.now
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
+    private var result: CURLcode?  // guarded by `lock`
+
+    init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?) {
+        self.handle = handle
+        self.state = state
+        self.request = request
+        self.engine = engine
+    }
+
+    func install(_ continuation: CheckedContinuation<Void, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    /// The transfer ended with `code`: the awaiting task resumes (once).
+    func finish(_ code: CURLcode) {
+        let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            guard result == nil else { return nil }
+            result = code
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume()
+    }
+
+    /// The code it ended with (read by the task after it resumed).
+    var code: CURLcode { lock.withLock { result ?? CURLE_FAILED_INIT } }
+
+    static func cancelled(_ state: TransferState) -> CURLcode {
+        if state.storedError == nil {
+            state.storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: state.requestURL)
+        }
+        return CURLE_ABORTED_BY_CALLBACK
+    }
+}
