@@ -96,6 +96,20 @@ public final class HTTPCache: Sendable {
         run(plan(request, for: session), network: network)
     }
 
+    /// The asynchronous pipeline's hop through the cache: the same plan and completion as the
+    /// synchronous `exchange`, with the network step awaited instead of blocking a thread.
+    func exchange(_ request: RawRequest, for session: Session,
+                  network: (RawRequest) async -> RawResponse) async -> RawResponse {
+        var plan = self.plan(request, for: session)
+        // Ends after at most two network calls (see `CacheCompletion.finish`).
+        while true {
+            switch plan {
+            case .answered(let response): return response
+            case .network(let request, let completion): plan = completion.finish(await network(request))
+            }
+        }
+    }
+
     /// Drives `plan` to its answer with a blocking network step.
     private func run(_ plan: CacheExchangePlan, network: (RawRequest) -> RawResponse) -> RawResponse {
         var plan = plan
