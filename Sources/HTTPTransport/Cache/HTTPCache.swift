@@ -88,25 +88,48 @@ public final class HTTPCache: Sendable {
     }
 
     /// One hop through the cache: answers `request` from what is stored, revalidates it through
-    /// `network`, or sends it through `network` and stores the answer. This is the pipeline's
-    /// single entry point; it sits after the request interceptors and before the engine.
+    /// `network`, or sends it through `network` and stores the answer. This is the synchronous
+    /// pipeline's entry point; it sits after the request interceptors and before the engine.
     /// The response's `metrics.cacheStatus` says which happened.
     func exchange(_ request: RawRequest, for session: Session,
                   network: (RawRequest) -> RawResponse) -> RawResponse {
-        if refusal != nil {
-            var response = network(request)
-            response.metrics.cacheStatus = .disabled
-            return response
+        run(plan(request, for: session), network: network)
+    }
+
+    /// The asynchronous pipeline's hop through the cache: the same plan and completion as the
+    /// synchronous `exchange`, with the network step awaited instead of blocking a thread.
+    func exchange(_ request: RawRequest, for session: Session,
+                  network: (RawRequest) async -> RawResponse) async -> RawResponse {
+        var plan = self.plan(request, for: session)
+        // Ends after at most two network calls (see `CacheCompletion.finish`).
+        while true {
+            switch plan {
+            case .answered(let response): return response
+            case .network(let request, let completion): plan = completion.finish(await network(request))
+            }
         }
+    }
+
+    /// Drives `plan` to its answer with a blocking network step.
+    private func run(_ plan: CacheExchangePlan, network: (RawRequest) -> RawResponse) -> RawResponse {
+        var plan = plan
+        // Ends after at most two network calls (see `CacheCompletion.finish`).
+        while true {
+            switch plan {
+            case .answered(let response): return response
+            case .network(let request, let completion): plan = completion.finish(network(request))
+            }
+        }
+    }
+
+    /// Everything the exchange of `request` does before the network: the cache's answer, or the
+    /// request to send (the original or a conditional one) with what to do with its answer.
+    func plan(_ request: RawRequest, for session: Session) -> CacheExchangePlan {
+        if refusal != nil { return .network(request, CacheCompletion(cache: self, step: .disabled)) }
         let directives = CacheDirectives(request.headers, isRequest: true)
         if CachePolicy.bypasses(request) {
-            if directives.onlyIfCached { return unsatisfiable(request) }
-            var response = network(request)
-            response.metrics.cacheStatus = .miss
-            for url in CachePolicy.invalidatedURLs(by: request, response: response) {
-                storage.removeAll(url: url)
-            }
-            return response
+            if directives.onlyIfCached { return .answered(unsatisfiable(request)) }
+            return .network(request, CacheCompletion(cache: self, step: .uncached(request)))
         }
         let started = ContinuousClock.now
         let key = CacheKey(request: request, credentialHeaders: session.configuration.credentialHeaders,
@@ -115,44 +138,56 @@ public final class HTTPCache: Sendable {
         let stored = storage.responses(for: key)
         let decision = CachePolicy.decide(request, directives: directives, stored: stored, digester: digester, now: clock())
         if CachePolicy.validatesItself(request) {
-            return answer(exchange, decision, started: started, network: network)
+            return answer(exchange, decision, started: started)
         }
         switch decision {
         case .serve(let stored, let age):
             storage.recordUse(of: stored)
-            return hit(stored, age: age, request: request, started: started)
+            return .answered(hit(stored, age: age, request: request, started: started))
         case .serveStale(let stored, let age, let conditional):
             storage.recordUse(of: stored)
             revalidateInBackground(stored, with: conditional, exchange, session: session)
-            return hit(stored, age: age, request: request, started: started)
+            return .answered(hit(stored, age: age, request: request, started: started))
         case .unsatisfiable:
-            return unsatisfiable(request)
+            return .answered(unsatisfiable(request))
         case .validate(let stored, let conditional):
-            return revalidate(stored, with: conditional, exchange, network: network)
+            return revalidation(of: stored, with: conditional, exchange)
         case .network(let stored):
-            return fetch(exchange, replacing: stored, network: network)
+            return fetch(exchange, replacing: stored)
         }
     }
 
     /// A request with its own validators or range: answered from a response that may be served
     /// without validation when `CachedAnswer` can, else sent as it is (its answer not stored).
-    private func answer(_ exchange: Exchange, _ decision: CachePolicy.Decision, started: ContinuousClock.Instant,
-                        network: (RawRequest) -> RawResponse) -> RawResponse {
+    private func answer(_ exchange: Exchange, _ decision: CachePolicy.Decision,
+                        started: ContinuousClock.Instant) -> CacheExchangePlan {
         switch decision {
         case .serve(let stored, let age):
             let full = hit(stored, age: age, request: exchange.request, started: started)
             if let answer = CachedAnswer.answer(exchange.request, full: full, stored: stored) {
                 storage.recordUse(of: stored)
-                return answer
+                return .answered(answer)
             }
         case .unsatisfiable:
-            return unsatisfiable(exchange.request)
+            return .answered(unsatisfiable(exchange.request))
         case .serveStale, .validate, .network:
             break
         }
-        var response = network(exchange.request)
-        response.metrics.cacheStatus = .miss
-        return response
+        // A GET: its answer invalidates nothing.
+        return .network(exchange.request, CacheCompletion(cache: self, step: .uncached(exchange.request)))
+    }
+
+    /// Sends the request; its answer is stored when it may be (`complete`).
+    private func fetch(_ exchange: Exchange, replacing stored: StoredResponse?) -> CacheExchangePlan {
+        let step = CacheCompletion.Step.store(exchange, replacing: stored, requestTime: clock())
+        return .network(exchange.request, CacheCompletion(cache: self, step: step))
+    }
+
+    /// Sends `conditional` to revalidate `stored` (`complete`).
+    private func revalidation(of stored: StoredResponse, with conditional: RawRequest,
+                              _ exchange: Exchange) -> CacheExchangePlan {
+        let step = CacheCompletion.Step.revalidation(stored, conditional: conditional, exchange, requestTime: clock())
+        return .network(conditional, CacheCompletion(cache: self, step: step))
     }
 
     /// Revalidates `stored` on one of the session's transfer threads (RFC 5861
@@ -167,12 +202,8 @@ public final class HTTPCache: Sendable {
         session.runOnTransferThread(for: exchange.request.url.absoluteString) { [self] in
             defer { backgroundRevalidations.end(entry) }
             let telemetry = SendTelemetry(session: session)
-            let network = { session.network($0, control: TransferControl(), telemetry: telemetry) }
-            if let conditional {
-                _ = revalidate(stored, with: conditional, exchange, network: network)
-            } else {
-                _ = fetch(exchange, replacing: stored, network: network)
-            }
+            let plan = conditional.map { revalidation(of: stored, with: $0, exchange) } ?? fetch(exchange, replacing: stored)
+            _ = run(plan) { session.network($0, control: TransferControl(), telemetry: telemetry) }
         }
     }
 
@@ -182,7 +213,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// What one request brings to the steps below.
-    private struct Exchange: Sendable {
+    struct Exchange: Sendable {
         let request: RawRequest
         let key: CacheKey
         let directives: CacheDirectives
@@ -212,32 +243,42 @@ public final class HTTPCache: Sendable {
         return RawResponse(request: request, statusCode: .gatewayTimeout, error: error, metrics: metrics)
     }
 
-    /// Sends the request and stores the answer when it may be stored; otherwise a complete,
-    /// non-5xx answer removes the stored response it supersedes.
-    private func fetch(_ exchange: Exchange, replacing stored: StoredResponse?,
-                       network: (RawRequest) -> RawResponse) -> RawResponse {
-        let requestTime = clock()
-        var response = network(exchange.request)
-        response.metrics.cacheStatus = .miss
-        keep(response, exchange, requestTime: requestTime, responseTime: clock(), replacing: stored)
-        return response
+    /// What the exchange does with the network's answer to the request `plan` sent (see
+    /// `CacheCompletion.Step`): the final response, or the plain fetch a mismatched `304` asks for.
+    func complete(_ step: CacheCompletion.Step, with response: RawResponse) -> CacheExchangePlan {
+        var response = response
+        switch step {
+        case .disabled:
+            response.metrics.cacheStatus = .disabled
+        case .uncached(let request):
+            response.metrics.cacheStatus = .miss
+            for url in CachePolicy.invalidatedURLs(by: request, response: response) {
+                storage.removeAll(url: url)
+            }
+        case .store(let exchange, let stored, let requestTime):
+            // A complete, non-5xx answer that may not be stored removes the response it supersedes.
+            response.metrics.cacheStatus = .miss
+            keep(response, exchange, requestTime: requestTime, responseTime: clock(), replacing: stored)
+        case .revalidation(let stored, let conditional, let exchange, let requestTime):
+            return revalidated(stored, by: response, to: conditional, exchange, requestTime: requestTime)
+        }
+        return .answered(response)
     }
 
-    private func revalidate(_ stored: StoredResponse, with conditional: RawRequest, _ exchange: Exchange,
-                            network: (RawRequest) -> RawResponse) -> RawResponse {
-        let requestTime = clock()
-        var response = network(conditional)
+    private func revalidated(_ stored: StoredResponse, by response: RawResponse, to conditional: RawRequest,
+                             _ exchange: Exchange, requestTime: Double) -> CacheExchangePlan {
         let responseTime = clock()
         guard response.error == nil, response.statusCode == .notModified else {
             // A full answer replaces the stored response (or removes it); a failure leaves it.
+            var response = response
             response.metrics.cacheStatus = .miss
             keep(response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: stored)
-            return response
+            return .answered(response)
         }
         guard CachePolicy.notModified(response.headers, refersTo: stored) else {
             // The 304 is about another representation: this one is outdated; ask again plainly.
             storage.remove(stored)
-            return fetch(exchange, replacing: nil, network: network)
+            return fetch(exchange, replacing: nil)
         }
         let updated = CachePolicy.freshened(stored, with: response.headers, requestTime: requestTime,
                                             responseTime: responseTime)
@@ -248,8 +289,8 @@ public final class HTTPCache: Sendable {
         }
         var metrics = response.metrics
         metrics.cacheStatus = .revalidated
-        return RawResponse(request: conditional, statusCode: HTTPStatusCode(rawValue: updated.status),
-                           headers: updated.headers, data: updated.body, metrics: metrics)
+        return .answered(RawResponse(request: conditional, statusCode: HTTPStatusCode(rawValue: updated.status),
+                                     headers: updated.headers, data: updated.body, metrics: metrics))
     }
 
     /// Stores a network answer when the rules allow; a complete answer that may not be stored
