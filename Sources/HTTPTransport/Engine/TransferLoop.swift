@@ -138,8 +138,9 @@ final class TransferLoop: @unchecked Sendable {
             }
             var stillRunning: Int32 = 0
             if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
-            collectFinished()
+            // Streams first: what a finished stream received in this round still goes out.
             driveStreams()
+            collectFinished()
             if stopping, running.isEmpty { break }
             _ = curl_multi_poll(multi, nil, 0, pollMilliseconds(), nil)
         }

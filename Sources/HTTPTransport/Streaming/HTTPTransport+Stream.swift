@@ -11,8 +11,8 @@ extension HTTPTransport {
     /// the wait for the head; after it, the session's `stallTimeout` (60 s when it sets none)
     /// ends a silent stream. The cache is not used and `maxResponseSize` does not apply.
     ///
-    /// The transfer runs on one of the session's transfer threads (counted in its
-    /// `maxConcurrentTransfers`); cancelling the task stops it.
+    /// The transfer runs on the session's transfer loop (counted in its `maxConcurrentTransfers`
+    /// until the body ends); cancelling the task stops it.
     public func stream(_ request: some HTTPRequestEnvelope) async throws(HTTPTransportError) -> HTTPResponseStream {
         let channel = StreamChannel(url: request.endpoint)
         let streamed = request.streamingBody(StreamingBody(consumer: channel))
@@ -21,8 +21,12 @@ extension HTTPTransport {
                                      url: request.endpoint)
         }
         let control = TransferControl(cancellation: channel.cancellation)
-        (request.session ?? session).runOnTransferThread(for: request.endpoint) {
-            channel.finish(self.send(request: streamed, control: control))
+        let session = request.session ?? session
+        // The stream holds a place among the session's transfers until its body ends.
+        Task(executorPreference: session.executor) {
+            guard await session.transferGate.enter() else { return }
+            defer { session.transferGate.leave() }
+            channel.finish(await SendPipeline(transport: self, request: streamed, control: control).runAsync(streamed))
         }
         var head = try await channel.awaitHead()
         SendPipeline(transport: self, request: streamed, control: control).conclude(&head)

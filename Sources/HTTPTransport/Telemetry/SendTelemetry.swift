@@ -187,4 +187,10 @@ enum TelemetryContext {
         guard let context else { return body() }
         return ServiceContext.withValue(context, operation: body)
     }
+
+    /// The same for async work (a task started from a thread that had `context`).
+    static func run<Result>(in context: ServiceContext?, _ body: () async -> Result) async -> Result {
+        guard let context else { return await body() }
+        return await ServiceContext.withValue(context, operation: body)
+    }
 }

@@ -2,10 +2,11 @@ import Foundation
 
 /// The async bridge: `try await transport.send(request)` from Swift concurrency.
 ///
-/// A send blocks a thread for the whole exchange (libcurl's easy interface), so it never runs on
-/// the cooperative thread pool: it runs on the library's own transfer threads (see
-/// `TransferThreads`, one pool per session), and the awaiting task is suspended meanwhile. Cancelling the task cancels
-/// the transfer (through a `CancellationHandle`), and the call throws `.cancelled` promptly.
+/// The exchange runs on the session's transfer loop (one libcurl multi handle and one thread per
+/// session), and the awaiting task holds no thread meanwhile: thousands of sends can be in flight
+/// at once. Interceptors, redirects, the cache and retries run in the task, as the blocking send
+/// runs them on its thread. Cancelling the task cancels the transfer, and the call throws
+/// `.cancelled` promptly.
 ///
 /// ```swift
 /// let transport = HTTPTransport()
@@ -22,9 +23,9 @@ import Foundation
 /// `Task { transport.send(request: r) }`) and break such callers, so the async spelling has no label.
 extension HTTPTransport {
     /// Sends any request type without blocking the caller's thread; returns the response or
-    /// throws why there is none. `progress` (optional) is called on the transfer thread with the
-    /// bytes moved so far; return `false` to cancel. Cancelling the task cancels the transfer
-    /// (`.cancelled`).
+    /// throws why there is none. `progress` (optional) is called with the bytes moved so far,
+    /// in order, on a queue of the send's own (never on the transfer loop's thread); return
+    /// `false` to cancel. Cancelling the task cancels the transfer (`.cancelled`).
     public func send(
         _ request: some HTTPRequestEnvelope,
         progress: (@Sendable (TransferProgress) -> Bool)? = nil
@@ -32,24 +33,56 @@ extension HTTPTransport {
         try await result(for: request, progress: progress).get()
     }
 
-    /// The send as a `Result`, on a transfer thread.
+    /// The send as a `Result`: it waits for a place among the session's
+    /// `maxConcurrentTransfers`, then runs the pipeline in this task.
     func result(for request: some HTTPRequestEnvelope, progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
+        let session = request.session ?? self.session
         let cancellation = CancellationHandle()
-        let control = TransferControl(progress: progress, cancellation: cancellation)
-        let job = AsyncSendJob(cancelledError: HTTPTransportError(
-            code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                guard job.install(continuation) else { return }  // already cancelled: resumed
-                (request.session ?? self.session).runOnTransferThread(for: request.endpoint) {
-                    guard job.start() else { return }  // cancelled while queued: resumed
-                    job.finish(self.send(request: request, control: control))
-                }
+        let relay = progress.map { ProgressRelay($0, cancellation: cancellation) }
+        var control = TransferControl(cancellation: cancellation)
+        if let relay { control.progress = { relay.report($0) } }
+        return await withTaskExecutorPreference(session.executor) {
+            await withTaskCancellationHandler {
+                await gated(request, on: session, control: control, relay: relay)
+            } onCancel: {
+                cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
             }
-        } onCancel: {
-            cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
-            job.cancel()           // one not started yet is answered at once
         }
-        return job.result
     }
+
+    private func gated(_ request: some HTTPRequestEnvelope, on session: Session, control: TransferControl,
+                       relay: ProgressRelay?) async -> Result {
+        guard await session.transferGate.enter() else {
+            return .failure(error: HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
+        }
+        defer { session.transferGate.leave() }
+        let result = await SendPipeline(transport: self, request: request, control: control).runAsync(request)
+        relay?.drain()
+        return result
+    }
+}
+
+/// Progress of an async send, reported off the transfer loop: libcurl calls back on the loop's
+/// thread, which must not wait for a handler that may block, so reports go to a serial queue of
+/// the send's own, in order; a handler's `false` cancels the transfer through its handle.
+final class ProgressRelay: Sendable {
+    private let handler: @Sendable (TransferProgress) -> Bool
+    private let cancellation: CancellationHandle
+    private let queue = DispatchQueue(label: "HTTPTransport.progress")
+
+    init(_ handler: @escaping @Sendable (TransferProgress) -> Bool, cancellation: CancellationHandle) {
+        self.handler = handler
+        self.cancellation = cancellation
+    }
+
+    /// Queues the report; `false` once the handler asked to cancel.
+    func report(_ progress: TransferProgress) -> Bool {
+        queue.async { [handler, cancellation] in
+            if !cancellation.isCancelled, !handler(progress) { cancellation.cancel() }
+        }
+        return !cancellation.isCancelled
+    }
+
+    /// Waits until every queued report was handled (before the send returns).
+    func drain() { queue.sync {} }
 }

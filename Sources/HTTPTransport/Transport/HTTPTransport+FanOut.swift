@@ -15,39 +15,58 @@ extension HTTPTransport {
     /// wait in order, and a waiting request's time-out starts when it starts. A request's own
     /// `session` runs it on that session.
     ///
-    /// Each exchange in flight runs on a thread of its session's (see "Concurrency" in the
-    /// README); the calling thread only waits. Don't call it from an interceptor of a send on
-    /// the same session: the waiting call would hold one of the threads its requests need.
+    /// The exchanges run on the session's transfer loop, as async sends do (see "Concurrency" in
+    /// the README): none holds a thread while it waits, and the calling thread only waits.
     public func send(requests: [any HTTPRequestEnvelope]) -> [Result] {
         guard !requests.isEmpty else { return [] }
         let results = FanOutResults(count: requests.count)
-        let group = DispatchGroup()
-        for (index, request) in requests.enumerated() {
-            group.enter()
-            (request.session ?? session).runOnTransferThread(for: request.endpoint) {
-                let result = self.send(request: request, control: TransferControl())
-                results.set(index, result)
-                group.leave()
+        let context = TelemetryContext.current
+        Task(executorPreference: session.executor) {
+            await TelemetryContext.run(in: context) {
+                await withTaskGroup(of: Void.self) { group in
+                    for (index, request) in requests.enumerated() {
+                        let session = request.session ?? self.session
+                        // Places are taken in the order of `requests`.
+                        _ = await session.transferGate.enter()
+                        group.addTask(executorPreference: session.executor) {
+                            let pipeline = SendPipeline(transport: self, request: request, control: TransferControl())
+                            let result = await pipeline.runAsync(request)
+                            session.transferGate.leave()
+                            results.set(index, result)
+                        }
+                    }
+                }
             }
         }
-        group.wait()
-        return results.values
+        return results.waitForAll()
     }
 }
 
-/// The results of one fan-out, written by the transfer threads and read by the caller, under a
-/// lock both take (which ThreadSanitizer sees, unlike the group's hand-over).
+/// The results of one fan-out, written by its tasks and read by the waiting caller, under a
+/// lock both take (which ThreadSanitizer sees).
 private final class FanOutResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [HTTPTransport.Result?]
+    private let condition = NSCondition()
+    private var results: [HTTPTransport.Result?]  // guarded by `condition`
+    private var missing: Int  // guarded by `condition`
 
-    init(count: Int) { results = Array(repeating: nil, count: count) }
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+        missing = count
+    }
 
-    func set(_ index: Int, _ result: HTTPTransport.Result) { lock.withLock { results[index] = result } }
+    func set(_ index: Int, _ result: HTTPTransport.Result) {
+        condition.withLock {
+            results[index] = result
+            missing -= 1
+            if missing == 0 { condition.broadcast() }
+        }
+    }
 
-    var values: [HTTPTransport.Result] {
-        lock.withLock {
-            results.map { $0 ?? .failure(error: HTTPTransportError(code: .other, message: "The request was not sent.")) }
+    /// Waits until every request has its result.
+    func waitForAll() -> [HTTPTransport.Result] {
+        condition.withLock {
+            while missing > 0 { condition.wait() }
+            return results.map { $0 ?? .failure(error: HTTPTransportError(code: .other, message: "The request was not sent.")) }
         }
     }
 }

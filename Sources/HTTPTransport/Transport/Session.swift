@@ -112,6 +112,8 @@ public final class Session: Sendable {
     let loopEngine: (any LoopEngine)?
     /// `maxConcurrentTransfers`: the async sends, fan-out requests and streams running at once.
     let transferGate: TransferGate
+    /// Where async sends run their steps between waits (`SessionExecutor`).
+    let executor: SessionExecutor
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -135,10 +137,15 @@ public final class Session: Sendable {
         originGuard = OriginGuard(configuration: configuration, clock: clock)
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
+        executor = SessionExecutor(maxThreads: Self.executorThreads)
     }
 }
 
 extension Session {
+    /// The most threads a session's async sends run their steps on at once (`SessionExecutor`):
+    /// the steps are short, so a few suffice unless interceptors block.
+    static let executorThreads = 64
+
     /// Runs `job` on one of the session's transfer threads, counted against the origin of
     /// `endpoint` (see `TransferThreads`). The thread does not inherit the caller's task values:
     /// the caller's trace context goes along.

@@ -12,6 +12,7 @@ final class TransferThreads: @unchecked Sendable {
     let maxThreads: Int
     let maxPerOrigin: Int
     let idleTimeout: TimeInterval
+    let threadName: String
     // Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
     /// Waiting jobs per origin, each in arrival order (`sequence`).
@@ -24,7 +25,8 @@ final class TransferThreads: @unchecked Sendable {
     private var idle = 0
 
     /// A pool; `maxPerOrigin` nil: an origin may take every thread.
-    init(maxThreads: Int, maxPerOrigin: Int? = nil, idleTimeout: TimeInterval) {
+    init(maxThreads: Int, maxPerOrigin: Int? = nil, idleTimeout: TimeInterval, threadName: String = "HTTPTransport.async") {
+        self.threadName = threadName
         self.maxThreads = max(1, maxThreads)
         self.maxPerOrigin = min(self.maxThreads, max(1, maxPerOrigin ?? self.maxThreads))
         self.idleTimeout = idleTimeout
@@ -49,7 +51,7 @@ final class TransferThreads: @unchecked Sendable {
         condition.unlock()
         if startThread {
             let thread = Thread { [self] in work() }
-            thread.name = "HTTPTransport.async"
+            thread.name = threadName
             thread.start()
         }
     }
