@@ -85,10 +85,10 @@ final class TransferThreadsTests: XCTestCase {
         let slowSends = (0..<20).map { _ in
             Task { _ = try? await busy.send(HTTPRequest(endpoint: slow)); finished.add("slow") }
         }
-        // Wait until the busy session's pool is full, then send on the other session.
+        // Wait until the busy session's transfers are all taken (4 queued), then send on the other session.
         let deadline = Date().addingTimeInterval(10)
-        while busy.session.asyncThreads.counts.threads < 16, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertEqual(busy.session.asyncThreads.counts.threads, 16)
+        while busy.session.transferGate.counts != (16, 4), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(busy.session.transferGate.counts.running, 16)
         _ = try await other.send(HTTPRequest(endpoint: server.http + "/get"))
         finished.add("other")
         for task in slowSends { await task.value }

@@ -143,8 +143,8 @@ public final class Session: Sendable {
 
 extension Session {
     /// The most threads a session's async sends run their steps on at once (`SessionExecutor`):
-    /// the steps are short, so a few suffice unless interceptors block.
-    static let executorThreads = 64
+    /// the steps are short, so two per core suffice; an interceptor that blocks holds one.
+    static let executorThreads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// Runs `job` on one of the session's transfer threads, counted against the origin of
     /// `endpoint` (see `TransferThreads`). The thread does not inherit the caller's task values:

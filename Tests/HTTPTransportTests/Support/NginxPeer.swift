@@ -10,7 +10,8 @@ import Foundation
 /// | `httpsProxyPort` on 127.0.0.1               | an HTTPS forward proxy for `http://` URLs         |
 ///
 /// Every route answers `PROTOCOL HOST URI SERVER-ADDRESS` as text; on the plain listener
-/// `/redirect-to-127.0.0.2` and `/redirect-to-v6` redirect to `/landed` at that address. The
+/// `/redirect-to-127.0.0.2` and `/redirect-to-v6` redirect to `/landed` at that address, and
+/// `/status` is nginx's `stub_status` (connections accepted so far: `acceptedConnections`). The
 /// access log (`access.log`) has `SERVER-ADDRESS "REQUEST"` per line.
 final class NginxPeer: @unchecked Sendable {
     let peer: PeerProcess
@@ -81,6 +82,7 @@ final class NginxPeer: @unchecked Sendable {
                     listen unix:\(peer.path("nginx.sock"));
                     location = /redirect-to-127.0.0.2 { return 302 http://127.0.0.2:\(port)/landed; }
                     location = /redirect-to-v6 { return 302 http://[::1]:\(port)/landed; }
+                    location = /status { stub_status; }
                     location / { \(answer) }
                 }
             }
@@ -94,4 +96,12 @@ final class NginxPeer: @unchecked Sendable {
     func waitForLog(_ text: String) -> Bool { peer.waitFor(text, in: "access.log") }
 
     func stop() { peer.stop() }
+
+    /// Connections nginx accepted so far, on every listener, as its `stub_status` page says:
+    /// "Active connections: 1 \nserver accepts handled requests\n 5 5 9 \n…".
+    static func acceptedConnections(inStatus text: String) -> Int? {
+        let lines = text.split(separator: "\n")
+        guard lines.count > 2 else { return nil }
+        return lines[2].split(separator: " ").first.flatMap { Int($0) }
+    }
 }
