@@ -156,6 +156,16 @@ check "retries were announced" has 'retrying PUT /api/results/[0-9]+ after attem
 check "its own checks passed" has '^result: ok$'
 show_on_failure
 
+# --- WorkerDaemon: the same jobs as async sends on the session's transfer loop --------------
+start WorkerDaemon-async
+run WorkerDaemon --jobs 200 --in-flight 32
+check "exits 0" [ "$status" -eq 0 ]
+check "the summary adds up" has '^summary: 200 jobs, done 196, failed 4, retried 28, cancelled 0, discarded 0$'
+check "32 async sends were in flight" has '^throughput: .* with 32 async sends in flight;'
+check "the server saw every attempt" has '^server: 228 requests received$'
+check "its own checks passed" has '^result: ok$'
+show_on_failure
+
 # --- WorkerDaemon: through a real proxy (tinyproxy with basic authentication) -------------
 # 20 jobs: 3 and 13 fail once, 17 always (given up after 3): 19 done, 1 failed, 4 retries, so
 # 24 PUTs pass the proxy.

@@ -5,8 +5,11 @@ import Logging
 struct Options {
     /// Jobs to run; 0 runs until a signal (or `duration`).
     var jobs = 200
-    /// Worker threads.
-    var threads = 4
+    /// Worker threads, each sending blocking requests (`--threads`); nil: async sends instead.
+    var threads: Int?
+    /// Async sends in flight at once on the session's transfer loop, taken from the queue by one
+    /// thread (the default form, `--in-flight`).
+    var inFlight = 16
     /// Seconds after which the daemon stops as if signalled; 0: no limit.
     var duration: Double = 0
     /// The lowest level logged (`trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`).
@@ -37,12 +40,13 @@ struct Options {
     var outageFor: Double = 10
 
     static let usage = """
-        usage: WorkerDaemon [--jobs N] [--threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
+        usage: WorkerDaemon [--jobs N] [--in-flight N | --threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
                             [--metrics-port PORT] [--proxy URL] [--feed] [--rate N] [--burst N]
                             [--breaker-threshold N] [--breaker-open SECONDS] [--retry-budget RATIO]
                             [--no-resilience] [--outage-at SECONDS] [--outage-for SECONDS]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
-          --threads N         worker threads sharing one transport (default 4)
+          --in-flight N       async sends in flight at once on the session's transfer loop (default 16)
+          --threads N         instead: N worker threads, each sending blocking requests
           --duration SECONDS  stop as if signalled after this long (default: no limit)
           --log-level LEVEL   trace, debug, info (default), notice, warning, error
           --work-ms N         the server's time per job in ms (default: 0.3 to 2.5 at random)
@@ -80,6 +84,9 @@ struct Options {
             case "--threads":
                 guard let threads = Int(value(argument)), (1...256).contains(threads) else { fail("--threads takes 1…256") }
                 options.threads = threads
+            case "--in-flight":
+                guard let count = Int(value(argument)), (1...10_000).contains(count) else { fail("--in-flight takes 1…10000") }
+                options.inFlight = count
             case "--duration":
                 guard let duration = Double(value(argument)), duration >= 0 else { fail("--duration takes seconds ≥ 0") }
                 options.duration = duration

@@ -1,10 +1,11 @@
-// WorkerDaemon: background threads take jobs from a queue and call an API through ONE shared
-// HTTPTransport, with request/response logging, a retry policy with a retry budget, a rate per
-// origin and a circuit breaker. It stops by itself after
-// `--jobs` jobs, or cleanly on SIGINT/SIGTERM (in-flight jobs finish and the queue drains; a
+// WorkerDaemon: jobs from a queue call an API through ONE shared HTTPTransport, as async sends
+// on the session's transfer loop (16 in flight by default; none holds a thread while its request
+// is on the wire) or, with --threads N, from N worker threads sending blocking requests; with
+// request/response logging, a retry policy with a retry budget, a rate per origin and a circuit
+// breaker. It stops by itself after `--jobs` jobs, or cleanly on SIGINT/SIGTERM (in-flight jobs finish and the queue drains; a
 // second signal cancels what is still running), and prints a summary.
 //
-//   swift run WorkerDaemon                         # 200 jobs on 4 threads
+//   swift run WorkerDaemon                         # 200 jobs, 16 in flight
 //   swift run WorkerDaemon --jobs 1000 --threads 8 --log-level notice
 //   swift run WorkerDaemon --jobs 0                # until Ctrl-C (SIGINT) or SIGTERM
 //   swift run WorkerDaemon --jobs 0 --metrics-port 9464   # and: curl http://127.0.0.1:9464/metrics
@@ -179,7 +180,7 @@ final class Stopper: Sendable {
     var reason: String? { reasons.withLock { $0.first } }
 }
 
-let queue = JobQueue(capacity: options.threads * 4)
+let queue = JobQueue(capacity: (options.threads ?? options.inFlight) * 4)
 let stopper = Stopper(queue: queue)
 
 // Signals are handled on a queue of their own, never on the main thread, which waits for the
@@ -200,7 +201,7 @@ let everyone = DispatchGroup()
 let started = ContinuousClock.now
 
 log.notice("""
-    \(options.threads) workers, \(options.jobs == 0 ? "jobs until a signal" : "\(options.jobs) jobs"), \
+    \(options.threads.map { "\($0) worker threads" } ?? "\(options.inFlight) async sends in flight"), \(options.jobs == 0 ? "jobs until a signal" : "\(options.jobs) jobs"), \
     API at \(server.baseURL) (pid \(getpid()))
     """)
 if let metricsServer { log.notice("metrics: \(metricsServer.baseURL)/metrics") }
@@ -224,33 +225,63 @@ let producer = Thread {
 producer.name = "producer"
 producer.start()
 
-for index in 1...options.threads {
+/// One job's result: counted, logged, and after a refusal by the open circuit a pause (the API
+/// is down and nothing was sent: give it a moment rather than burn through the queue).
+func finish(_ job: Job, _ result: HTTPTransport.Result, since begin: ContinuousClock.Instant, worker: String) -> Bool {
+    let elapsed = ContinuousClock.now - begin
+    let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    stats.record(result, milliseconds: milliseconds, job: job)
+    if result.isSuccess { outage?.jobDone() }
+    if let error = result.error, error.code != .cancelled {
+        log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(worker)"])
+    }
+    guard result.error?.code == .circuitOpen else { return false }
+    refusals.add(1, ordering: .relaxed)
+    return true
+}
+
+/// The request of one job.
+func request(for job: Job, worker: String) -> HTTPRequest {
+    HTTPRequest(httpMethod: .put, endpoint: "/results/\(job.id)", base: api)
+        .with(parameters: ["job": job.id, "worker": worker], encoding: .json)
+}
+
+if let threads = options.threads {
+    // Blocking sends, one worker thread each.
+    for index in 1...threads {
+        everyone.enter()
+        let name = "worker-\(index)"
+        let worker = Thread {
+            let control = TransferControl(cancellation: stopper.cancellation)
+            while let job = queue.pop() {
+                let begin = ContinuousClock.now
+                let result = transport.send(request: request(for: job, worker: name), control: control)
+                if finish(job, result, since: begin, worker: name) { Thread.sleep(forTimeInterval: 0.1) }
+            }
+            everyone.leave()
+        }
+        worker.name = name
+        worker.start()
+    }
+} else {
+    // Async sends on the session's transfer loop: one thread takes jobs, `inFlight` of them are
+    // in flight at once, and none holds a thread while its request is on the wire.
     everyone.enter()
-    let name = "worker-\(index)"
-    let worker = Thread {
-        let control = TransferControl(cancellation: stopper.cancellation)
-        while let job = queue.pop() {
-            let request = HTTPRequest(httpMethod: .put, endpoint: "/results/\(job.id)", base: api)
-                .with(parameters: ["job": job.id, "worker": name], encoding: .json)
+    let dispatcher = Thread {
+        runAsyncWorkers(inFlight: options.inFlight, cancellation: stopper.cancellation) { job in
             let begin = ContinuousClock.now
-            let result = transport.send(request: request, control: control)
-            let elapsed = ContinuousClock.now - begin
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            stats.record(result, milliseconds: milliseconds, job: job)
-            if result.error?.code == .circuitOpen {
-                // The API is down and nothing was sent: give it a moment rather than burn through the queue.
-                refusals.add(1, ordering: .relaxed)
-                Thread.sleep(forTimeInterval: 0.1)
+            let result: HTTPTransport.Result
+            do throws(HTTPTransportError) {
+                result = .success(response: try await transport.send(request(for: job, worker: "async")))
+            } catch {
+                result = .failure(error: error)
             }
-            if result.isSuccess { outage?.jobDone() }
-            if let error = result.error, error.code != .cancelled {
-                log.warning("job \(job.id) failed: \(error.code) \(error.httpStatusCode?.rawValue ?? 0) \(error.responseBodyErrorMessage ?? "")", metadata: ["worker": "\(name)"])
-            }
+            if finish(job, result, since: begin, worker: "async") { try? await Task.sleep(for: .milliseconds(100)) }
         }
         everyone.leave()
     }
-    worker.name = name
-    worker.start()
+    dispatcher.name = "dispatcher"
+    dispatcher.start()
 }
 
 everyone.wait()
@@ -279,7 +310,7 @@ print("""
     latency: p50 \(ms(Stats.percentile(sorted, 50))), p90 \(ms(Stats.percentile(sorted, 90))), \
     p99 \(ms(Stats.percentile(sorted, 99))), max \(ms(sorted.last ?? 0))
     throughput: \(String(format: "%.0f", Double(finished) / max(seconds, 0.001))) jobs/s over \(String(format: "%.2f", seconds)) s \
-    on \(options.threads) threads; \(final.reused) of \(final.done) successes reused a pooled connection
+    \(options.threads.map { "on \($0) threads" } ?? "with \(options.inFlight) async sends in flight"); \(final.reused) of \(final.done) successes reused a pooled connection
     server: \(server.requestCount) requests received
     resilience: \(resilienceSummary); \(refusals.load(ordering: .relaxed)) sends refused by an open circuit
     """)

@@ -1,10 +1,10 @@
 extension Session.Configuration {
     /// Which HTTP version requests use, set as `Session.Configuration.httpVersion`.
     ///
-    /// HTTP/2 here means one connection per pooled handle: a send uses its handle's connection
-    /// alone, and sends on other threads use other handles and connections (they do not
-    /// multiplex over one connection). What HTTP/2 brings is header compression and, on
-    /// `http2PriorKnowledge`, reaching h2c-only servers.
+    /// Async sends, `send(requests:)` and streams share HTTP/2 connections on the session's
+    /// transfer loop (`multiplexing`); a blocking send uses its pooled handle's connection
+    /// alone. HTTP/2 also brings header compression and, on `http2PriorKnowledge`, reaching
+    /// h2c-only servers.
     public enum HTTPVersion: Sendable, Hashable {
         /// HTTP/2 over TLS when the server offers it, HTTP/1.1 otherwise (the default).
         case automatic

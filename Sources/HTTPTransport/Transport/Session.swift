@@ -74,16 +74,16 @@ public final class Session: Sendable {
         public var circuitBreaker: CircuitBreaker?
 
         // Concurrency (README "Concurrency")
-        /// The most connections async sends and `send(requests:)` open to one origin at once
-        /// (default 0: no limit but `maxConcurrentTransfers`). Set it to keep one slow host from
-        /// holding every transfer of the session.
+        /// The most connections the session's transfer loop (async sends, `send(requests:)`,
+        /// streams) opens to one host at once (default 0: no limit); more transfers to it wait
+        /// for a connection. Set it to keep one slow host from holding every connection.
         public var maxConnectionsPerHost: Int = 0
-        /// The most async sends and `send(requests:)` exchanges of this session in flight at
-        /// once (default 1,000); more wait in order, their time-out starting when they start.
+        /// The most async sends, `send(requests:)` exchanges and streams of this session running
+        /// at once (default 1,000); more wait in order, holding no thread, their time-out
+        /// starting when they start.
         public var maxConcurrentTransfers: Int = 1_000
-        /// Whether concurrent requests to an HTTP/2 origin may share one connection (default
-        /// `true`). Each exchange in flight has its own connection today: sharing comes with the
-        /// session's transfer loop.
+        /// Whether concurrent requests to an HTTP/2 origin share one connection on the session's
+        /// transfer loop (default `true`); `false` opens one connection per concurrent request.
         public var multiplexing: Bool = true
 
         /// The defaults.
@@ -100,8 +100,8 @@ public final class Session: Sendable {
     let parsedEndpoints = ParsedEndpoints()
     /// The tracer and metrics sends report to, settled once.
     let telemetry: SessionTelemetry
-    /// The threads this session's async sends and fan-outs run on (its own: another session's
-    /// slow origins never hold them).
+    /// Threads for what must block: another engine's exchanges in async sends (a stub, a
+    /// replay, yours) and the cache's background revalidations.
     let asyncThreads: TransferThreads
     /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
     let cacheConnectionIdentity: String
