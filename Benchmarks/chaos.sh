@@ -7,11 +7,13 @@
 # outlasts its time-out (or the whole run outlasting MINUTES by 2 minutes: a hang), a wrong or
 # faulty body passed as a success, or growth past the bounds ChaosSoak prints.
 #
-# Usage: Benchmarks/chaos.sh [MINUTES] [THREADS]
+# Usage: Benchmarks/chaos.sh [MINUTES] [THREADS] [threads|async]
+# (async: THREADS tasks share the transport with async sends, on the session's transfer loop)
 set -euo pipefail
 cd "$(dirname "$0")"
 minutes=${1:-10}
 threads=${2:-16}
+mode=${3:-threads}
 source ../scripts/setup.sh
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
@@ -29,7 +31,7 @@ read -r http https abort < <(head -1 "$work/server.out" | python3 -c \
 
 status=0
 timeout --signal=ABRT $(( minutes * 60 + 120 )) .build/release/ChaosSoak "$http" "$https" "$abort" \
-    "$work/certs/ca.pem" "$minutes" "$threads" || status=$?
+    "$work/certs/ca.pem" "$minutes" "$threads" "$mode" || status=$?
 kill -0 "$server_pid" 2>/dev/null || { echo "chaos: the chaos server died" >&2; status=1; }
 if [ "$status" -eq 124 ] || [ "$status" -eq 134 ]; then echo "chaos: FAILED: the soak hung past its time" >&2; fi
 exit "$status"

@@ -24,17 +24,41 @@ struct Worker: Sendable {
     let tally: Tally
 
     func run(until deadline: Date) {
-        var generator = SystemRandomNumberGenerator()
         while Date() < deadline {
-            let fault = Fault.random(using: &generator)
-            let id = UInt64.random(in: 1...UInt64.max, using: &generator)
-            let scheme = fault.listener == .http ? "http" : "https"
-            let endpoint = "\(scheme)://localhost:\(ports[fault.listener] ?? 0)/chaos/\(fault.name)?n=\(id)"
+            let (fault, id, request) = Self.next()
             let started = ContinuousClock.now
-            let result = transport.send(request: HTTPRequest(endpoint: endpoint, timeout: Limits.requestTimeout))
-            let elapsed = ContinuousClock.now - started
-            tally.record(fault: fault, id: id, result: result,
-                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            record(fault, id, transport.send(request: request), since: started)
         }
+    }
+
+    /// The same loop with async sends (on the session's transfer loop).
+    func runAsync(until deadline: Date) async {
+        while Date() < deadline {
+            let (fault, id, request) = Self.next()
+            let started = ContinuousClock.now
+            let result: HTTPTransport.Result
+            do throws(HTTPTransportError) {
+                result = .success(response: try await transport.send(request))
+            } catch {
+                result = .failure(error: error)
+            }
+            record(fault, id, result, since: started)
+        }
+    }
+
+    /// A random fault, and the request that asks the server for it.
+    private static func next() -> (Fault, UInt64, HTTPRequest) {
+        var generator = SystemRandomNumberGenerator()
+        let fault = Fault.random(using: &generator)
+        let id = UInt64.random(in: 1...UInt64.max, using: &generator)
+        let scheme = fault.listener == .http ? "http" : "https"
+        let endpoint = "\(scheme)://localhost:\(ports[fault.listener] ?? 0)/chaos/\(fault.name)?n=\(id)"
+        return (fault, id, HTTPRequest(endpoint: endpoint, timeout: Limits.requestTimeout))
+    }
+
+    private func record(_ fault: Fault, _ id: UInt64, _ result: HTTPTransport.Result, since started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        tally.record(fault: fault, id: id, result: result,
+                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

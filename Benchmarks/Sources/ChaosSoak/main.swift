@@ -5,7 +5,8 @@
 // outlasts its time-out, a success carrying another request's body, a fault passed off as a
 // success, or growth past the bounds below. Run it through Benchmarks/chaos.sh.
 //
-// Usage: ChaosSoak HTTP_PORT HTTPS_PORT TLS_ABORT_PORT CA_FILE MINUTES [THREADS]
+// Usage: ChaosSoak HTTP_PORT HTTPS_PORT TLS_ABORT_PORT CA_FILE MINUTES [THREADS] [threads|async]
+// (async: THREADS tasks awaiting async sends on the session's transfer loop instead of threads)
 import Foundation
 import HTTPTransport
 
@@ -16,6 +17,7 @@ guard arguments.count >= 6, let httpPort = Int(arguments[1]), let httpsPort = In
     exit(2)
 }
 let threadCount = arguments.count > 6 ? Int(arguments[6]) ?? 16 : 16
+let usesAsyncSends = arguments.count > 7 && arguments[7] == "async"
 let ports: [Listener: Int] = [.http: httpPort, .https: httpsPort, .tlsAbort: abortPort]
 
 let transport = HTTPTransport(security: Security(trustedRootCertificates: URL(fileURLWithPath: arguments[4])),
@@ -24,11 +26,18 @@ let tally = Tally()
 let worker = Worker(transport: transport, ports: ports, tally: tally)
 let start = ProcessFigures.now()
 let deadline = Date().addingTimeInterval(minutes * 60)
-writeLine("chaos: \(threadCount) threads for \(minutes) min; start: \(start)")
+writeLine("chaos: \(threadCount) \(usesAsyncSends ? "tasks sending async" : "threads") for \(minutes) min; start: \(start)")
 
 let workers = DispatchGroup()
 for index in 0..<threadCount {
     workers.enter()
+    if usesAsyncSends {
+        Task {
+            await worker.runAsync(until: deadline)
+            workers.leave()
+        }
+        continue
+    }
     let thread = Thread {
         worker.run(until: deadline)
         workers.leave()
