@@ -33,7 +33,7 @@ final class CurlEngine: HTTPEngine {
         // session would skip, so such sessions share no TLS sessions.
         share = CurlShare(shareTLSSessions: !security.needsHandshakeCallback)
         loop = TransferLoop(maxHostConnections: configuration.maxConnectionsPerHost,
-                            multiplexing: configuration.multiplexing)
+                            multiplexing: configuration.multiplexing, share: share)
     }
 
     deinit {

@@ -17,12 +17,16 @@ import Foundation
 /// `maxHostConnections` per host (0: no limit), transfers beyond it waiting inside libcurl.
 final class TransferLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
+    /// The engine's share (DNS cache, TLS sessions), which the multi handle's connections refer
+    /// to until they are closed: it must outlive them, whichever thread lets go of the engine last.
+    private let share: CurlShare?
     private let lock = NSCondition()
     // Guarded by `lock`.
     private var submitted: [LoopTransfer] = []
     private var cancelled: [LoopTransfer] = []
     private var threadState = ThreadState.notStarted
-    private var thread: Thread?
+    /// The loop thread, once it runs (not the `Thread`: its block holds this loop).
+    private var threadID: pthread_t?
     // The loop thread's own.
     @exclusivity(unchecked) private var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     @exclusivity(unchecked) private var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
@@ -32,9 +36,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Longest poll without a wake-up (streams need their time-outs checked sooner).
     private static let idlePoll: Duration = .seconds(1)
 
-    init?(maxHostConnections: Int, multiplexing: Bool) {
+    init?(maxHostConnections: Int, multiplexing: Bool, share: CurlShare?) {
         guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
+        self.share = share
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : Int(CURLPIPE_NOTHING))
         if maxHostConnections > 0 {
             _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
@@ -77,7 +82,7 @@ final class TransferLoop: @unchecked Sendable {
         lock.unlock()
         _ = curl_multi_wakeup(multi)
         lock.lock()
-        guard Thread.current !== thread else {
+        if let threadID, pthread_equal(threadID, pthread_self()) != 0 {
             lock.unlock()
             return
         }
@@ -102,7 +107,6 @@ final class TransferLoop: @unchecked Sendable {
         case .notStarted:
             let thread = Thread { [self] in run() }
             thread.name = Self.threadName
-            lock.withLock { self.thread = thread }
             thread.start()
             return true
         case .running:
@@ -126,6 +130,7 @@ final class TransferLoop: @unchecked Sendable {
     // MARK: The loop thread
 
     private func run() {
+        lock.withLock { threadID = pthread_self() }
         while true {
             lock.lock()
             let (new, cancelling, stopping) = (submitted, cancelled, threadState == .stopping)
@@ -163,7 +168,8 @@ final class TransferLoop: @unchecked Sendable {
         running[curl] = transfer
         if let stream = transfer.state.stream {
             streams[curl] = transfer
-            stream.body.consumer.setWaker { [weak self] in self?.wake() }
+            // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
+            stream.body.consumer.setWaker { [self] in wake() }
         }
     }
 
@@ -220,8 +226,9 @@ final class LoopTransfer: @unchecked Sendable {
     let handle: EasyHandle
     let state: TransferState
     let request: RawRequest
-    /// For a stream's head (its metrics); nil otherwise.
-    weak var engine: CurlEngine?
+    /// For a stream's head (its metrics); nil otherwise. (A strong reference, for as long as
+    /// the transfer runs: the engine outlives it anyway, its session being in use.)
+    let engine: CurlEngine?
     /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
     @exclusivity(unchecked) var started = ContinuousClock.now
     private let lock = NSLock()

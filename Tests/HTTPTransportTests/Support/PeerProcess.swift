@@ -12,7 +12,12 @@ final class PeerProcess: @unchecked Sendable {
 
     let name: String
     let directory: URL
-    private let process = Process()
+    /// The child's process id, once started (guarded by `lock`). Spawned with `posix_spawn`, not
+    /// Foundation's `Process`, whose exit monitoring keeps state alive past `waitUntilExit()`
+    /// (LeakSanitizer then reports it) and needs the stopping thread's run loop.
+    private var pid: pid_t?
+    private var exited = false
+    private let lock = NSLock()
 
     /// Makes the peer's temporary directory; `start` runs it.
     init(name: String) throws {
@@ -37,17 +42,21 @@ final class PeerProcess: @unchecked Sendable {
     /// Runs `executable` with its output in `output.log`, then waits (at most 10 s) until
     /// `ready` says it serves.
     func start(_ executable: String, _ arguments: [String], ready: () -> Bool) throws {
-        _ = FileManager.default.createFile(atPath: path("output.log"), contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path("output.log")))
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, path("output.log"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let code = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        guard code == 0 else { throw Failure(description: "\(name) could not be started: \(String(cString: strerror(code)))") }
+        lock.withLock { pid = child }
         let deadline = Date().addingTimeInterval(10)
         while !ready() {
-            guard process.isRunning, Date() < deadline else {
+            guard isRunning, Date() < deadline else {
                 let log = (try? String(contentsOfFile: path("output.log"), encoding: .utf8)) ?? ""
                 stop()
                 throw Failure(description: "\(name) did not start serving within 10 s. Its output:\n\(log)")
@@ -56,11 +65,33 @@ final class PeerProcess: @unchecked Sendable {
         }
     }
 
-    /// Ends the process this peer started (by its PID) and removes its directory.
+    /// Whether the child still runs (reaping it once it ended).
+    private var isRunning: Bool {
+        lock.withLock {
+            guard let pid, !exited else { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+            return !exited
+        }
+    }
+
+    /// Ends the process this peer started (by its PID: SIGTERM, then SIGKILL after 10 s) and
+    /// removes its directory.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        lock.withLock {
+            guard let pid, !exited else { return }
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            for _ in 0..<1_000 {  // 10 s
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    exited = true
+                    return
+                }
+                usleep(10_000)
+            }
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+            exited = true
         }
         try? FileManager.default.removeItem(at: directory)
     }
