@@ -244,7 +244,8 @@ final class CurlEngine: HTTPEngine {
     static let receiveBufferSize = 64 * 1024
 
     /// Whole milliseconds for libcurl: at least 1 (libcurl reads 0 as "no limit"), at most about
-    /// 30 years (an infinite time-out must not overflow).
+    /// 30 years (an infinite time-out must not overflow). The same limit as `Hop.timeLimit`,
+    /// which the exchange's deadline is computed from.
     static func milliseconds(_ seconds: TimeInterval) -> Int {
         guard seconds.isFinite else { return seconds > 0 ? 1_000_000_000_000 : 1 }
         return Int((min(max(seconds, 0.001), 1_000_000_000) * 1000).rounded(.up))
