@@ -129,13 +129,8 @@ final class CurlEngine: HTTPEngine {
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
         guard code == CURLE_OK || state.stream?.cutShort == true, state.storedError == nil else {
             state.download?.abandon()
-            let error = state.storedError
-                ?? connectionOptions.failure(code: code, handle: transfer.handle, context: transfer.handle.connectionContext,
-                                             request: request, url: transfer.url)
-                ?? CurlErrorMapping.error(
-                for: code, message: transfer.handle.errorMessage, url: transfer.url,
-                host: state.pinCheck?.host ?? request.url.host ?? "",
-                pinCheck: state.pinCheck)
+            let error = CurlErrorMapping.failure(of: transfer, code: code, request: request,
+                                                 connectionOptions: connectionOptions)
             return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
         }
         guard state.headersComplete else {
