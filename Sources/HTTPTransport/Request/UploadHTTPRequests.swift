@@ -2,16 +2,8 @@ import Foundation
 
 /// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
 /// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
-public struct DataUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
-    public var httpMethod: HTTPRequest.HTTPMethod = .post
-    public var endpoint = ""
-    public var headers: [String: String] = [:]
-    public var parameters: [HTTPRequestParameters] = []
-    public var requestInterceptors: [any HTTPRequestInterceptor] = []
-    public var responseInterceptors: [any HTTPResponseInterceptor] = []
-    public var session: Session?
-    public var timeout = HTTPRequest.defaultTimeout
-    var notes = RequestNotes(base: nil)
+public struct DataUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
+    var fields: HTTPRequest
     /// The body.
     public var data: Data
 
@@ -29,34 +21,20 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
         base: HTTPRequest? = nil
     ) {
         self.data = data
-        adopt(HTTPRequest(
+        fields = HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base))
+            session: session, timeout: timeout, base: base)
     }
 
-    public func resolve() throws(HTTPTransportError) -> RawRequest {
-        try wireRequest(endpoints: nil)
-    }
-
-    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .data(data), endpoints: endpoints)
-    }
+    var bodyRule: RequestResolver.BodyRule { .data(data) }
 }
 
 /// A `multipart/form-data` upload of one file (streamed from disk) or one in-memory part
 /// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
 /// extra form fields after the file, `.json` sets are ignored.
-public struct FileUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
-    public var httpMethod: HTTPRequest.HTTPMethod = .post
-    public var endpoint = ""
-    public var headers: [String: String] = [:]
-    public var parameters: [HTTPRequestParameters] = []
-    public var requestInterceptors: [any HTTPRequestInterceptor] = []
-    public var responseInterceptors: [any HTTPResponseInterceptor] = []
-    public var session: Session?
-    public var timeout = HTTPRequest.defaultTimeout
-    var notes = RequestNotes(base: nil)
+public struct FileUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
+    var fields: HTTPRequest
     /// The file part.
     public var fileMultipart: FileMultipart
 
@@ -74,19 +52,13 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
         base: HTTPRequest? = nil
     ) {
         self.fileMultipart = fileMultipart
-        adopt(HTTPRequest(
+        fields = HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base))
+            session: session, timeout: timeout, base: base)
     }
 
-    public func resolve() throws(HTTPTransportError) -> RawRequest {
-        try wireRequest(endpoints: nil)
-    }
-
-    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .multipart(fileMultipart), endpoints: endpoints)
-    }
+    var bodyRule: RequestResolver.BodyRule { .multipart(fileMultipart) }
 }
 
 /// The file part of a `FileUploadHTTPRequest`: a file on disk (streamed, never read whole) or
@@ -127,17 +99,58 @@ public struct FileMultipart: Sendable, Hashable {
     }
 }
 
-extension NotedRequest {
-    /// Takes every shared field from `request` (how the upload types apply the base-request rules).
-    mutating func adopt(_ request: HTTPRequest) {
-        httpMethod = request.httpMethod
-        endpoint = request.endpoint
-        headers = request.headers
-        parameters = request.parameters
-        requestInterceptors = request.requestInterceptors
-        responseInterceptors = request.responseInterceptors
-        session = request.session
-        timeout = request.timeout
-        notes = request.notes
+/// An upload request type: every field a request has, kept in an `HTTPRequest` (built by its
+/// base-request rules, its download and body file unused), and a body of its own.
+protocol UploadRequest: NotedRequest {
+    var fields: HTTPRequest { get set }
+    /// What the upload's body is.
+    var bodyRule: RequestResolver.BodyRule { get }
+}
+
+extension UploadRequest {
+    public var httpMethod: HTTPRequest.HTTPMethod {
+        get { fields.httpMethod }
+        _modify { yield &fields.httpMethod }
+    }
+    public var endpoint: String {
+        get { fields.endpoint }
+        _modify { yield &fields.endpoint }
+    }
+    public var headers: [String: String] {
+        get { fields.headers }
+        _modify { yield &fields.headers }
+    }
+    public var parameters: [HTTPRequestParameters] {
+        get { fields.parameters }
+        _modify { yield &fields.parameters }
+    }
+    public var requestInterceptors: [any HTTPRequestInterceptor] {
+        get { fields.requestInterceptors }
+        _modify { yield &fields.requestInterceptors }
+    }
+    public var responseInterceptors: [any HTTPResponseInterceptor] {
+        get { fields.responseInterceptors }
+        _modify { yield &fields.responseInterceptors }
+    }
+    public var session: Session? {
+        get { fields.session }
+        _modify { yield &fields.session }
+    }
+    public var timeout: TimeInterval {
+        get { fields.timeout }
+        _modify { yield &fields.timeout }
+    }
+    var notes: RequestNotes {
+        get { fields.notes }
+        _modify { yield &fields.notes }
+    }
+
+    /// Resolves the upload into the wire form: endpoint parsed, parameters merged and encoded.
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try wireRequest(endpoints: nil)
+    }
+
+    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: bodyRule, endpoints: endpoints)
     }
 }
