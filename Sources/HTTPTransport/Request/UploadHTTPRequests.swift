@@ -3,7 +3,15 @@ import Foundation
 /// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
 /// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
 public struct DataUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
-    var fields: HTTPRequest
+    public var httpMethod: HTTPRequest.HTTPMethod = .post
+    public var endpoint = ""
+    public var headers: [String: String] = [:]
+    public var parameters: [HTTPRequestParameters] = []
+    public var requestInterceptors: [any HTTPRequestInterceptor] = []
+    public var responseInterceptors: [any HTTPResponseInterceptor] = []
+    public var session: Session?
+    public var timeout = HTTPRequest.defaultTimeout
+    var notes = RequestNotes(base: nil)
     /// The body.
     public var data: Data
 
@@ -21,10 +29,14 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
         base: HTTPRequest? = nil
     ) {
         self.data = data
-        fields = HTTPRequest(
+        adopt(HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base)
+            session: session, timeout: timeout, base: base))
+    }
+
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try wireRequest(endpoints: nil)
     }
 
     var bodyRule: RequestResolver.BodyRule { .data(data) }
@@ -34,7 +46,15 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
 /// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
 /// extra form fields after the file, `.json` sets are ignored.
 public struct FileUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
-    var fields: HTTPRequest
+    public var httpMethod: HTTPRequest.HTTPMethod = .post
+    public var endpoint = ""
+    public var headers: [String: String] = [:]
+    public var parameters: [HTTPRequestParameters] = []
+    public var requestInterceptors: [any HTTPRequestInterceptor] = []
+    public var responseInterceptors: [any HTTPResponseInterceptor] = []
+    public var session: Session?
+    public var timeout = HTTPRequest.defaultTimeout
+    var notes = RequestNotes(base: nil)
     /// The file part.
     public var fileMultipart: FileMultipart
 
@@ -52,10 +72,14 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
         base: HTTPRequest? = nil
     ) {
         self.fileMultipart = fileMultipart
-        fields = HTTPRequest(
+        adopt(HTTPRequest(
             httpMethod: httpMethod, endpoint: endpoint, headers: headers, parameters: parameters,
             requestInterceptors: requestInterceptors, responseInterceptors: responseInterceptors,
-            session: session, timeout: timeout, base: base)
+            session: session, timeout: timeout, base: base))
+    }
+
+    public func resolve() throws(HTTPTransportError) -> RawRequest {
+        try wireRequest(endpoints: nil)
     }
 
     var bodyRule: RequestResolver.BodyRule { .multipart(fileMultipart) }
@@ -99,58 +123,29 @@ public struct FileMultipart: Sendable, Hashable {
     }
 }
 
-/// An upload request type: every field a request has, kept in an `HTTPRequest` (built by its
-/// base-request rules, its download and body file unused), and a body of its own.
+/// An upload request type: the fields every request has, taken from an `HTTPRequest` built by
+/// its base-request rules, and a body of its own. (The public fields stay declared on each
+/// type: moving them into this protocol's extension would remove them from the types' API.)
 protocol UploadRequest: NotedRequest {
-    var fields: HTTPRequest { get set }
     /// What the upload's body is.
     var bodyRule: RequestResolver.BodyRule { get }
 }
 
 extension UploadRequest {
-    public var httpMethod: HTTPRequest.HTTPMethod {
-        get { fields.httpMethod }
-        _modify { yield &fields.httpMethod }
-    }
-    public var endpoint: String {
-        get { fields.endpoint }
-        _modify { yield &fields.endpoint }
-    }
-    public var headers: [String: String] {
-        get { fields.headers }
-        _modify { yield &fields.headers }
-    }
-    public var parameters: [HTTPRequestParameters] {
-        get { fields.parameters }
-        _modify { yield &fields.parameters }
-    }
-    public var requestInterceptors: [any HTTPRequestInterceptor] {
-        get { fields.requestInterceptors }
-        _modify { yield &fields.requestInterceptors }
-    }
-    public var responseInterceptors: [any HTTPResponseInterceptor] {
-        get { fields.responseInterceptors }
-        _modify { yield &fields.responseInterceptors }
-    }
-    public var session: Session? {
-        get { fields.session }
-        _modify { yield &fields.session }
-    }
-    public var timeout: TimeInterval {
-        get { fields.timeout }
-        _modify { yield &fields.timeout }
-    }
-    var notes: RequestNotes {
-        get { fields.notes }
-        _modify { yield &fields.notes }
-    }
-
-    /// Resolves the upload into the wire form: endpoint parsed, parameters merged and encoded.
-    public func resolve() throws(HTTPTransportError) -> RawRequest {
-        try wireRequest(endpoints: nil)
-    }
-
     func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
         try RequestResolver.resolve(self, bodyRule: bodyRule, endpoints: endpoints)
+    }
+
+    /// Takes every shared field from `request` (how the upload types apply the base-request rules).
+    mutating func adopt(_ request: HTTPRequest) {
+        httpMethod = request.httpMethod
+        endpoint = request.endpoint
+        headers = request.headers
+        parameters = request.parameters
+        requestInterceptors = request.requestInterceptors
+        responseInterceptors = request.responseInterceptors
+        session = request.session
+        timeout = request.timeout
+        notes = request.notes
     }
 }
