@@ -129,13 +129,8 @@ final class CurlEngine: HTTPEngine {
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
         guard code == CURLE_OK || state.stream?.cutShort == true, state.storedError == nil else {
             state.download?.abandon()
-            let error = state.storedError
-                ?? connectionOptions.failure(code: code, handle: transfer.handle, context: transfer.handle.connectionContext,
-                                             request: request, url: transfer.url)
-                ?? CurlErrorMapping.error(
-                for: code, message: transfer.handle.errorMessage, url: transfer.url,
-                host: state.pinCheck?.host ?? request.url.host ?? "",
-                pinCheck: state.pinCheck)
+            let error = CurlErrorMapping.failure(of: transfer, code: code, request: request,
+                                                 connectionOptions: connectionOptions)
             return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
         }
         guard state.headersComplete else {
@@ -244,7 +239,8 @@ final class CurlEngine: HTTPEngine {
     static let receiveBufferSize = 64 * 1024
 
     /// Whole milliseconds for libcurl: at least 1 (libcurl reads 0 as "no limit"), at most about
-    /// 30 years (an infinite time-out must not overflow).
+    /// 30 years (an infinite time-out must not overflow). The same limit as `Hop.timeLimit`,
+    /// which the exchange's deadline is computed from.
     static func milliseconds(_ seconds: TimeInterval) -> Int {
         guard seconds.isFinite else { return seconds > 0 ? 1_000_000_000_000 : 1 }
         return Int((min(max(seconds, 0.001), 1_000_000_000) * 1000).rounded(.up))

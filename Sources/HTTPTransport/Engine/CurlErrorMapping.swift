@@ -4,6 +4,29 @@ import Foundation
 /// Turns a libcurl result code into an `HTTPTransportError` with a message that says what
 /// happened and, where it can, how to fix it.
 enum CurlErrorMapping {
+    /// The one error a failed transfer ends with, from the explanation that knows most to the
+    /// one that knows least:
+    /// 1. what the transfer recorded itself (`TransferState.storedError`: a cancellation, a body
+    ///    over its limit, a download that could not be written, a stream's time-out…). It is why
+    ///    libcurl stopped, and libcurl then knows only that a callback aborted or a write failed.
+    /// 2. what the session's connection options explain (`ConnectionOptions.failure`): a code
+    ///    means more with the configuration known (a refused connect under an address policy, a
+    ///    proxy's refusal of a tunnel, a stall, a missing Unix socket, an h2c server).
+    /// 3. libcurl's code and message alone, which always give an answer.
+    static func failure(of transfer: CurlTransfer, code: CURLcode, request: RawRequest,
+                        connectionOptions: ConnectionOptions) -> HTTPTransportError {
+        let state = transfer.state
+        if let recorded = state.storedError { return recorded }
+        if let explained = connectionOptions.failure(code: code, handle: transfer.handle,
+                                                     context: transfer.handle.connectionContext,
+                                                     request: request, url: transfer.url) {
+            return explained
+        }
+        return error(for: code, message: transfer.handle.errorMessage, url: transfer.url,
+                     host: state.pinCheck?.host ?? request.url.host ?? "", pinCheck: state.pinCheck)
+    }
+
+    /// The error for libcurl's `code` and error-buffer `message` alone.
     static func error(for code: CURLcode, message: String?, url: String, host: String,
                       pinCheck: PinCheck?) -> HTTPTransportError {
         let curlText = message ?? String(cString: curl_easy_strerror(code))

@@ -151,8 +151,8 @@ struct HeaderListSource: Equatable {
     }
 }
 
-/// The per-host TLS checks of a transfer (see `TLSPolicy` in TLSOptions.swift for how they are
-/// decided). The defaults are libcurl's.
+/// The per-host TLS checks of a transfer (see `CurlEngine.tlsOption(for:transfer:)` in
+/// CurlEngine+TLS.swift for how they are decided). The defaults are libcurl's.
 struct TLSOption: Equatable {
     /// `CURLOPT_SSL_VERIFYPEER`.
     var verifiesPeer = true

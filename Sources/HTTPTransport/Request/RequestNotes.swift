@@ -38,16 +38,4 @@ extension HTTPRequestEnvelope {
         change(&noted.notes)
         return noted as? Self ?? self
     }
-
-    /// The wire form, the endpoint parsed through the session's `endpoints`.
-    func resolve(endpoints: ParsedEndpoints) throws(HTTPTransportError) -> RawRequest {
-        // Casts to the concrete types, which a specialised caller resolves at compile time
-        // (a cast to the protocol would copy the request into a box on every send).
-        switch self {
-        case let request as HTTPRequest: return try request.wireRequest(endpoints: endpoints)
-        case let request as DataUploadHTTPRequest: return try request.wireRequest(endpoints: endpoints)
-        case let request as FileUploadHTTPRequest: return try request.wireRequest(endpoints: endpoints)
-        default: return try resolve()
-        }
-    }
 }

@@ -1,5 +1,21 @@
 import Foundation
 
+extension HTTPRequestEnvelope {
+    /// The wire form, the endpoint parsed through the session's `endpoints`: how a send resolves
+    /// any request type (the library's own through `RequestResolver`, a user's own through its
+    /// `resolve()`).
+    func resolve(endpoints: ParsedEndpoints) throws(HTTPTransportError) -> RawRequest {
+        // Casts to the concrete types, which a specialised caller resolves at compile time
+        // (a cast to the protocol would copy the request into a box on every send).
+        switch self {
+        case let request as HTTPRequest: return try request.wireRequest(endpoints: endpoints)
+        case let request as DataUploadHTTPRequest: return try request.wireRequest(endpoints: endpoints)
+        case let request as FileUploadHTTPRequest: return try request.wireRequest(endpoints: endpoints)
+        default: return try resolve()
+        }
+    }
+}
+
 /// Turns a request value into its wire form, in steps: check what the builders noted, parse the
 /// endpoint, merge the parameter sets by the rules documented on `HTTPRequest`, encode the query
 /// and the body (see `RequestBodyEncoding`), then run the custom encodings.

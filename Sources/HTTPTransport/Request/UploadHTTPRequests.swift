@@ -2,7 +2,7 @@ import Foundation
 
 /// A request whose body is the given bytes (`POST` by default). Only `.url` and `.custom`
 /// parameter sets apply; `.json`, `.propertyList` and `.form` sets are ignored.
-public struct DataUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
+public struct DataUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
     public var httpMethod: HTTPRequest.HTTPMethod = .post
     public var endpoint = ""
     public var headers: [String: String] = [:]
@@ -39,15 +39,13 @@ public struct DataUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
         try wireRequest(endpoints: nil)
     }
 
-    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .data(data), endpoints: endpoints)
-    }
+    var bodyRule: RequestResolver.BodyRule { .data(data) }
 }
 
 /// A `multipart/form-data` upload of one file (streamed from disk) or one in-memory part
 /// (`POST` by default). `.url` sets go to the query, `.propertyList` and `.form` values become
 /// extra form fields after the file, `.json` sets are ignored.
-public struct FileUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
+public struct FileUploadHTTPRequest: HTTPRequestEnvelope, UploadRequest {
     public var httpMethod: HTTPRequest.HTTPMethod = .post
     public var endpoint = ""
     public var headers: [String: String] = [:]
@@ -84,9 +82,7 @@ public struct FileUploadHTTPRequest: HTTPRequestEnvelope, NotedRequest {
         try wireRequest(endpoints: nil)
     }
 
-    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: .multipart(fileMultipart), endpoints: endpoints)
-    }
+    var bodyRule: RequestResolver.BodyRule { .multipart(fileMultipart) }
 }
 
 /// The file part of a `FileUploadHTTPRequest`: a file on disk (streamed, never read whole) or
@@ -127,7 +123,19 @@ public struct FileMultipart: Sendable, Hashable {
     }
 }
 
-extension NotedRequest {
+/// An upload request type: the fields every request has, taken from an `HTTPRequest` built by
+/// its base-request rules, and a body of its own. (The public fields stay declared on each
+/// type: moving them into this protocol's extension would remove them from the types' API.)
+protocol UploadRequest: NotedRequest {
+    /// What the upload's body is.
+    var bodyRule: RequestResolver.BodyRule { get }
+}
+
+extension UploadRequest {
+    func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
+        try RequestResolver.resolve(self, bodyRule: bodyRule, endpoints: endpoints)
+    }
+
     /// Takes every shared field from `request` (how the upload types apply the base-request rules).
     mutating func adopt(_ request: HTTPRequest) {
         httpMethod = request.httpMethod

@@ -30,6 +30,15 @@ struct Hop {
         deadline = previous.deadline
     }
 
+    /// How long an exchange with a time-out of `seconds` may take: whole milliseconds rounded up,
+    /// at least 1 ms (a time-out of zero, less or NaN is all but spent, never "no limit"), at most
+    /// about 30 years (an infinite time-out must not overflow the clock). The engine gives the
+    /// first hop the same limit, so the exchange's deadline falls when that hop's own would.
+    static func timeLimit(_ seconds: TimeInterval) -> Duration {
+        guard seconds.isFinite else { return seconds > 0 ? .seconds(1_000_000_000) : .milliseconds(1) }
+        return .milliseconds(Int((min(max(seconds, 0.001), 1_000_000_000) * 1000).rounded(.up)))
+    }
+
     /// The hop that follows a redirect to `request`.
     func next(_ request: RawRequest) -> Hop { Hop(request: request, after: self) }
 

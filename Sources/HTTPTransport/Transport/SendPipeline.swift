@@ -128,7 +128,7 @@ struct SendPipeline {
             throw error
         }
         // The first hop's time-out, as its interceptors left it, starts the exchange's deadline.
-        if let start { hop.deadline = start + .milliseconds(CurlEngine.milliseconds(request.timeout)) }
+        if let start { hop.deadline = start + Hop.timeLimit(request.timeout) }
         telemetry.hopWillSend(&request)
         return request
     }
