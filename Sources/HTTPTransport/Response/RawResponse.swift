@@ -54,6 +54,10 @@ public struct RawResponse: Sendable {
 
     private var storage: CopyOnWrite<Fields>
 
+    /// Whether `request` went to the engine: `false` when a request interceptor failed the hop
+    /// first (a retrier is told what the failed attempt sent, if anything).
+    var wasSent = true
+
     /// A response value.
     public init(
         request: RawRequest,

@@ -1,13 +1,15 @@
 import Foundation
 
-/// One send, as one straight pipeline (DESIGN §3):
+/// One send: the request resolved into its wire form, then handed down one list of steps
+/// (`steps`, built in `Session`, DESIGN §3):
 ///
-///     resolve → for each hop: intercept request → execute (cache → per-origin limits → engine)
-///             → follow redirect
-///             → validate → intercept response → Result
+///     telemetry of the send → retry → hops (request interceptors, hop rules, redirects,
+///     validation, response interceptors; per hop:) → cache → per-origin limits → engine
 ///
-/// Each step is one function below. When the transport has a retrier, it repeats whole
-/// attempts (every hop again, from the resolved request).
+/// and the response made the `Result`. This value is the send's context, which every step
+/// reads through its chain (`SendChain.pipeline`): the session, the controls, the telemetry,
+/// the interceptors and rules of the transport and the request. Below are the pieces of the hop
+/// step that only the pipeline needs (resolve, intercept, follow the redirect, validate).
 struct SendPipeline {
     let session: Session
     let control: TransferControl
@@ -34,66 +36,62 @@ struct SendPipeline {
             ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
     }
 
-    /// Sends `request`: resolves it, then attempts (and retries) it.
-    func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
-        guard telemetry.isRecording else { return send(request) }
-        let result = send(request)
-        telemetry.sendEnded(result)
-        return result
+    /// The context of an exchange the session makes by itself (a cache's background revalidation):
+    /// no interceptors, no retrier.
+    init(session: Session, control: TransferControl, telemetry: SendTelemetry) {
+        self.session = session
+        self.control = control
+        self.telemetry = telemetry
+        requestInterceptors = []
+        responseInterceptors = []
+        validatesStatus = false
+        retrier = nil
     }
 
-    private func send(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
+    /// The steps of a send, top to bottom. Steps a session does not need (no cache, no host
+    /// limits or circuit breaker, no retrier) are left out.
+    static func steps(cache: Bool, originGuard: Bool, retries: Bool) -> [any SendStep] {
+        var steps: [any SendStep] = [SendTelemetryStep()]
+        if retries { steps.append(RetryStep()) }
+        steps.append(HopStep())
+        steps += networkSteps(cache: cache, originGuard: originGuard)
+        return steps
+    }
+
+    /// The steps below the hops: what may answer a hop's request, or send it.
+    static func networkSteps(cache: Bool, originGuard: Bool) -> [any SendStep] {
+        var steps: [any SendStep] = []
+        if cache { steps.append(CacheStep()) }
+        if originGuard { steps.append(OriginLimitsStep()) }
+        steps.append(EngineStep())
+        return steps
+    }
+
+    /// Sends `request` on the calling thread: resolves it, then walks the steps.
+    func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
         let resolved: RawRequest
         do {
             resolved = try resolve(request)
         } catch {
             return .failure(error: error)
         }
-        guard let retrier else {
-            var sent: RawRequest?
-            return attempt(resolved, failedRequest: &sent)
-        }
-        return RetryLoop(pipeline: self, retrier: retrier).run(resolved)
+        var response = SendChain(pipeline: self, steps: session.sendSteps(retries: retrier != nil), index: 0).proceed(resolved)
+        return result(of: &response)
     }
 
-    /// One attempt: every hop of the exchange, until a final response or a failure.
-    /// `failedRequest` is the last request sent when the attempt failed (for a retrier).
-    func attempt(_ resolved: consuming RawRequest, failedRequest: inout RawRequest?) -> HTTPTransport.Result {
-        var hop = Hop(first: resolved)
-        while true {
-            let sent: RawRequest
-            do {
-                sent = try intercept(&hop)
-            } catch {
-                return .failure(error: error)
-            }
-            switch conclude(hop: hop, sent: sent, response: execute(sent, hop: hop)) {
-            case .next(let next):
-                hop = next
-            case .done(let result, let failed):
-                failedRequest = failed
-                return result
-            }
+    /// The same without holding a thread while it waits: the exchange is awaited on the
+    /// session's transfer loop, the back-off between retries and an origin's turn are task
+    /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
+    func runAsync(_ request: some HTTPRequestEnvelope) async -> HTTPTransport.Result {
+        let resolved: RawRequest
+        do {
+            resolved = try resolve(request)
+        } catch {
+            return .failure(error: error)
         }
-    }
-
-    /// How a hop ended: another hop follows (a redirect), or the attempt's result.
-    enum HopOutcome {
-        case next(Hop)
-        /// The result, and the request sent when it is a failure.
-        case done(HTTPTransport.Result, failed: RawRequest?)
-    }
-
-    /// After a hop's exchange: follow the redirect, or validate and intercept the response.
-    func conclude(hop: Hop, sent: RawRequest, response: RawResponse) -> HopOutcome {
-        var response = response
-        if let next = followRedirect(&response, from: hop) { return .next(next) }
-        // (An async stream's caller ran these on the head already.)
-        if sent.streaming?.consumer.concludedHead != true {
-            validate(&response)
-            intercept(&response)
-        }
-        return .done(result(of: &response), failed: response.error != nil ? sent : nil)
+        let chain = AsyncSendChain(pipeline: self, steps: session.sendSteps(retries: retrier != nil), index: 0)
+        var response = await chain.proceed(resolved)
+        return result(of: &response)
     }
 
     // MARK: Steps
@@ -131,41 +129,6 @@ struct SendPipeline {
         if let start { hop.deadline = start + Hop.timeLimit(request.timeout) }
         telemetry.hopWillSend(&request)
         return request
-    }
-
-    /// Execute: the cache answers, or the engine performs the exchange (and the cache keeps what
-    /// it may; a streamed body is neither served from nor stored in it).
-    private func execute(_ request: RawRequest, hop: Hop) -> RawResponse {
-        var response: RawResponse
-        if request.streaming != nil {
-            // A stream neither uses nor fills the cache.
-            response = network(Self.streamed(request, hop: hop))
-            StreamingBody.finish(&response)
-        } else if let cache = session.configuration.cache {
-            response = cache.exchange(request, for: session, network: network)
-        } else {
-            response = network(request)
-        }
-        hopEnded(&response, hop: hop)
-        return response
-    }
-
-    /// A streamed request, knowing its redirects (for the metrics of the head handed over).
-    static func streamed(_ request: RawRequest, hop: Hop) -> RawRequest {
-        var streamed = request
-        streamed.streaming?.redirects = hop.redirects
-        return streamed
-    }
-
-    func hopEnded(_ response: inout RawResponse, hop: Hop) {
-        response.metrics.redirectCount = hop.redirects
-        telemetry.hopEnded(response)
-    }
-
-    /// Per-origin limits, around what reaches the network (a cache hit takes no turn): the
-    /// circuit breaker, then the origin's rate and `Retry-After` pause (see `OriginGuard`).
-    private func network(_ request: RawRequest) -> RawResponse {
-        session.network(request, control: control, telemetry: telemetry)
     }
 
     /// Follow redirect: the next hop, when the response is a redirect to follow. The redirect

@@ -114,6 +114,9 @@ public final class Session: Sendable {
     let transferGate: TransferGate
     /// Where async sends run their steps between waits (`SessionExecutor`).
     let executor: SessionExecutor
+    /// The steps of a send, with and without a retry step (`SendPipeline.steps`), and those
+    /// below the hops, built once.
+    private let steps: (plain: [any SendStep], retrying: [any SendStep], network: [any SendStep])
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -138,6 +141,10 @@ public final class Session: Sendable {
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
+        let (cache, limits) = (configuration.cache != nil, originGuard != nil)
+        steps = (SendPipeline.steps(cache: cache, originGuard: limits, retries: false),
+                 SendPipeline.steps(cache: cache, originGuard: limits, retries: true),
+                 SendPipeline.networkSteps(cache: false, originGuard: limits))
     }
 }
 
@@ -154,12 +161,14 @@ extension Session {
         asyncThreads.run(origin: TransferThreads.origin(of: endpoint)) { TelemetryContext.run(in: context, job) }
     }
 
-    /// The network below the cache: the per-origin step (host limits, circuit breaker), when
-    /// configured, then the engine. Every exchange that leaves the cache goes through it, a
-    /// cache's background revalidation included.
+    /// The steps of a send (`SendPipeline.steps`).
+    func sendSteps(retries: Bool) -> [any SendStep] { retries ? steps.retrying : steps.plain }
+
+    /// The network below the cache, for an exchange the session makes by itself (a cache's
+    /// background revalidation): the per-origin step, when configured, then the engine.
     func network(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry) -> RawResponse {
-        guard let originGuard else { return engine.execute(request, control: control) }
-        return originGuard.send(request, control: control, telemetry: telemetry) { engine.execute($0, control: control) }
+        let context = SendPipeline(session: self, control: control, telemetry: telemetry)
+        return SendChain(pipeline: context, steps: steps.network, index: 0).proceed(request)
     }
 }
 

@@ -1,0 +1,17 @@
+/// The last step: the session's engine performs the exchange. A blocking send runs it on the
+/// calling thread; an async one awaits it on the session's transfer loop (libcurl's engine) or,
+/// for another engine (a stub, a replay, your own), which may block, on one of the session's
+/// transfer threads.
+struct EngineStep: SendStep {
+    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
+        next.pipeline.session.engine.execute(request, control: next.pipeline.control)
+    }
+
+    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
+        let session = next.pipeline.session
+        let control = next.pipeline.control
+        if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
+        let engine = session.engine
+        return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }
+    }
+}

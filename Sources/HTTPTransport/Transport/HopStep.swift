@@ -1,0 +1,84 @@
+/// The hops of one attempt: each hop's request through the request interceptors within the hop
+/// rules (credentials stay with their origin, one deadline for the whole exchange), handed on;
+/// a redirect to follow becomes the next hop; the final response is validated and goes through
+/// the response interceptors. Per hop, the telemetry records a span.
+struct HopStep: SendStep {
+    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
+        let pipeline = next.pipeline
+        var hop = Hop(first: request)
+        while true {
+            let sent: RawRequest
+            do {
+                sent = try pipeline.intercept(&hop)
+            } catch {
+                return Self.unsent(hop, error)
+            }
+            let response = next.proceed(Self.prepared(sent, hop: hop))
+            switch pipeline.conclude(hop: hop, sent: sent, response: response) {
+            case .next(let following): hop = following
+            case .done(let response): return response
+            }
+        }
+    }
+
+    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
+        let pipeline = next.pipeline
+        var hop = Hop(first: request)
+        while true {
+            let sent: RawRequest
+            do {
+                sent = try pipeline.intercept(&hop)
+            } catch {
+                return Self.unsent(hop, error)
+            }
+            let response = await next.proceed(Self.prepared(sent, hop: hop))
+            switch pipeline.conclude(hop: hop, sent: sent, response: response) {
+            case .next(let following): hop = following
+            case .done(let response): return response
+            }
+        }
+    }
+
+    /// A hop a request interceptor failed: nothing was sent.
+    private static func unsent(_ hop: Hop, _ error: HTTPTransportError) -> RawResponse {
+        var response = RawResponse(request: hop.request, error: error)
+        response.wasSent = false
+        return response
+    }
+
+    /// A streamed request knows its redirects (for the metrics of the head handed over).
+    private static func prepared(_ request: RawRequest, hop: Hop) -> RawRequest {
+        guard request.streaming != nil else { return request }
+        var streamed = request
+        streamed.streaming?.redirects = hop.redirects
+        return streamed
+    }
+}
+
+extension SendPipeline {
+    /// How a hop ended: another hop follows (a redirect), or the attempt's response.
+    enum HopOutcome {
+        case next(Hop)
+        case done(RawResponse)
+    }
+
+    /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
+    /// intercept the response.
+    func conclude(hop: Hop, sent: RawRequest, response: RawResponse) -> HopOutcome {
+        var response = response
+        if sent.streaming != nil { StreamingBody.finish(&response) }
+        response.metrics.redirectCount = hop.redirects
+        telemetry.hopEnded(response)
+        if let next = followRedirect(&response, from: hop) { return .next(next) }
+        // (An async stream's caller ran these on the head already.)
+        if sent.streaming?.consumer.concludedHead != true {
+            validate(&response)
+            intercept(&response)
+        }
+        if response.error != nil, response.error?.url == nil {
+            let url = response.request.url.absoluteString
+            response.error?.url = url
+        }
+        return .done(response)
+    }
+}

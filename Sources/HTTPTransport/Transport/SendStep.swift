@@ -1,0 +1,37 @@
+/// One step of a send, as OkHttp's interceptor chain has them: a step gets the request and the
+/// rest of the chain (`next`); it may answer by itself (a cache hit, an open circuit), change
+/// the request, hand it on (`next.proceed`) once or again (a redirect, a retry), and look at or
+/// change what comes back. `SendPipeline.steps` builds the list, in one place.
+///
+/// The same list serves a blocking send (`SendChain`, on the calling thread) and an async one
+/// (`AsyncSendChain`, on the session's transfer loop), so every step has both forms. What a step
+/// decides lives once (the retry decisions, the hop rules, the cache's plan, the origin's
+/// turn); the two forms differ only in how they wait.
+protocol SendStep: Sendable {
+    func send(_ request: RawRequest, next: SendChain) -> RawResponse
+    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse
+}
+
+/// The rest of a blocking send's steps, and the send's context.
+struct SendChain {
+    let pipeline: SendPipeline
+    let steps: [any SendStep]
+    let index: Int
+
+    /// Hands `request` to the next step.
+    func proceed(_ request: RawRequest) -> RawResponse {
+        steps[index].send(request, next: SendChain(pipeline: pipeline, steps: steps, index: index + 1))
+    }
+}
+
+/// The rest of an async send's steps, and the send's context.
+struct AsyncSendChain {
+    let pipeline: SendPipeline
+    let steps: [any SendStep]
+    let index: Int
+
+    /// Hands `request` to the next step.
+    func proceed(_ request: RawRequest) async -> RawResponse {
+        await steps[index].send(request, next: AsyncSendChain(pipeline: pipeline, steps: steps, index: index + 1))
+    }
+}
