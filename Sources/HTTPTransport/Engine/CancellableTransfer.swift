@@ -10,7 +10,12 @@ import Foundation
 /// stall time-out the silence (time paused by the consumer not counted). A transfer the consumer
 /// paused resumes on this thread (`curl_easy_pause` belongs to the performing thread) once the
 /// consumer wants more; taking chunks wakes the poll.
-enum CancellableTransfer {
+struct CancellableTransfer: TransferDriver {
+    func perform(_ transfer: CurlTransfer, request: RawRequest, engine: CurlEngine) -> CURLcode {
+        Self.perform(transfer.handle, cancellation: transfer.state.control.cancellation, state: transfer.state,
+                     request: request, engine: engine)
+    }
+
     static func perform(_ handle: EasyHandle, cancellation: CancellationHandle?, state: TransferState,
                         request: RawRequest, engine: CurlEngine) -> CURLcode {
         guard let multi = handle.multi() else { return curl_easy_perform(handle.curl) }

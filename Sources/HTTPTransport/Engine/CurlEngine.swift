@@ -9,7 +9,7 @@ import Foundation
 /// A send reads top to bottom: `prepare` (check the request, take a handle, describe and apply
 /// its options), `perform`, `response`, `finish` (the handle goes back to the pool only when its
 /// transfer succeeded).
-final class CurlEngine: HTTPEngine {
+final class CurlEngine: HTTPEngine, PoolStatistics {
     let security: Security
     let configuration: Session.Configuration
     /// The session-level connection options, checked once (ConnectionOptions.swift).
@@ -112,14 +112,10 @@ final class CurlEngine: HTTPEngine {
             tls: tls)
     }
 
-    /// Runs the transfer: through the handle's multi handle when it can be cancelled or streams.
+    /// Runs the transfer on this thread, with the driver it needs (`TransferDriver`).
     private func perform(_ transfer: CurlTransfer, request: RawRequest) -> CURLcode {
         transfer.handle.connectionContext.beginTransfer()
-        if transfer.state.control.cancellation != nil || transfer.state.stream != nil {
-            return CancellableTransfer.perform(transfer.handle, cancellation: transfer.state.control.cancellation,
-                                               state: transfer.state, request: request, engine: self)
-        }
-        return curl_easy_perform(transfer.handle.curl)
+        return Self.driver(for: transfer.state).perform(transfer, request: request, engine: self)
     }
 
     /// The response (or the failure) the transfer ended with.

@@ -17,7 +17,7 @@ final class SessionTelemetry: Sendable {
     var isEnabled: Bool { tracer != nil || metrics != nil }
 
     /// The configured tracer and factory, else the global systems as bootstrapped now.
-    /// Pool statistics come from libcurl's engine (another engine has no pool).
+    /// Pool statistics come from an engine that keeps a pool (`PoolStatistics`: libcurl's).
     init(configuration: Session.Configuration, engine: any HTTPEngine) {
         let tracer = configuration.tracer ?? InstrumentationSystem.tracer
         self.tracer = tracer is NoOpTracer ? nil : tracer
@@ -25,8 +25,8 @@ final class SessionTelemetry: Sendable {
         if factory is NOOPMetricsHandler {
             metrics = nil
         } else {
-            let idleHandles: (@Sendable () -> Int)?
-            if let curl = engine as? CurlEngine { idleHandles = { curl.idleHandleCount } } else { idleHandles = nil }
+            var idleHandles: (@Sendable () -> Int)?
+            if let pool = engine as? any PoolStatistics { idleHandles = { pool.idleHandleCount } }
             metrics = HTTPClientMetrics(factory: factory, idleHandles: idleHandles)
         }
     }
@@ -112,4 +112,10 @@ final class HTTPClientMetrics: Sendable {
         Counter(label: Self.sentBytesLabel, dimensions: target, factory: factory).increment(by: bytesSent)
         Counter(label: Self.receivedBytesLabel, dimensions: target, factory: factory).increment(by: bytesReceived)
     }
+}
+
+/// An engine that keeps a pool of connection handles answers how many are idle (for the
+/// session's metrics). Another engine (a stub, a replay) has no pool.
+protocol PoolStatistics: Sendable {
+    var idleHandleCount: Int { get }
 }
