@@ -89,8 +89,10 @@ struct SendPipeline {
         do {
             var resolved = try request.resolve(endpoints: session.parsedEndpoints)
             // Which bodies stream follows from validation and redirects (StreamingBody.streams).
-            resolved.streaming?.validatesStatus = validatesStatus
-            resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            if resolved.streaming != nil {
+                resolved.streaming?.validatesStatus = validatesStatus
+                resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            }
             return resolved
         } catch {
             var error = error
