@@ -74,6 +74,8 @@ final class TransferState {
     }
 
     deinit {
+        // No callback of a later transfer on the handle finds this state.
+        if let handle, handle.transferSlot.pointee == opaque { handle.transferSlot.pointee = nil }
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
         free(bodyBytes)
@@ -81,11 +83,12 @@ final class TransferState {
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// Runs `body` on the state behind a callback's pointer, without retaining it (the sending
-    /// thread holds it for the whole transfer); `fallback` when libcurl passed no pointer.
+    /// Runs `body` on the state in the handle's slot (`EasyHandle.transferSlot`) that libcurl
+    /// passes to a callback, without retaining it (the sending thread holds it for the whole
+    /// transfer); `fallback` when there is none.
     @inline(__always)
-    static func with<T>(_ pointer: UnsafeMutableRawPointer?, or fallback: T, _ body: (TransferState) -> T) -> T {
-        guard let pointer else { return fallback }
+    static func with<T>(_ slot: UnsafeMutableRawPointer?, or fallback: T, _ body: (TransferState) -> T) -> T {
+        guard let pointer = slot?.load(as: UnsafeMutableRawPointer?.self) else { return fallback }
         return Unmanaged<TransferState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
