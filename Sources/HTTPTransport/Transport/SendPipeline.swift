@@ -104,7 +104,7 @@ struct SendPipeline {
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
     private func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
-        let start = hop.deadline == nil ? ContinuousClock.now : nil
+        let start = hop.deadline == nil ? Hop.clock : nil
         var request = hop.request
         telemetry.hopStarted(&request)
         do {
