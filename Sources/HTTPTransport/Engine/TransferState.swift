@@ -130,10 +130,11 @@ final class TransferState {
     }
 
     /// A `Content-Length` or `Content-Encoding` line, which the transfer acts on before the body.
+    /// Each is known by its colon's place (neither name holds a colon, so that is the first).
     private func beforeBody(_ bytes: UnsafeRawBufferPointer) {
         let end = bytes.count
-        guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
-        let colon = base.distance(to: UnsafeRawPointer(found))
+        let colon = end > 14 && bytes[14] == 0x3A ? 14 : end > 16 && bytes[16] == 0x3A ? 16 : 0  // ":"
+        guard colon > 0 else { return }
         if sink.isMemory, Self.hasName("content-length", bytes, colon: colon),
            let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
             // A declared length is a promise the server need not keep: only a small part of it is

@@ -149,7 +149,10 @@ struct ReceivedHeaderBlock: Sendable {
 /// exactly what the plain path gives, the block of `ReceivedHeaderBlock.appendingEachLine(of:)`
 /// (lines split and trimmed one by one into an index), which reads fall back to when a line is
 /// an obs-fold continuation (a value that is not one run of the bytes).
-struct ReceivedHeaderLines: Sendable {
+///
+/// Sendable as a value: `base` is `storage`'s memory, which changes only while uniquely
+/// referenced, and a shared copy only reads it.
+struct ReceivedHeaderLines: @unchecked Sendable {
     /// The bytes, in one malloc'd block; changed only while uniquely referenced (so sharing it
     /// is safe, and no two accesses overlap).
     private final class Storage: @unchecked Sendable {
@@ -165,6 +168,9 @@ struct ReceivedHeaderLines: Sendable {
     }
 
     private var storage: Storage?
+    /// The storage's memory and its size (read here, not through the storage, on every line).
+    private var base: UnsafeMutableRawPointer?
+    private var capacity = 0
     /// The bytes used, every line and its `"\n"`.
     private(set) var byteCount = 0
     /// Whether a line starts with a space or a tab (an obs-fold continuation).
@@ -176,21 +182,26 @@ struct ReceivedHeaderLines: Sendable {
     mutating func append(_ line: UnsafeRawBufferPointer) {
         guard let source = line.baseAddress, !line.isEmpty, byteCount + line.count < Int(UInt32.max) else { return }
         let needed = byteCount + line.count + 1
-        if !isKnownUniquelyReferenced(&storage) || needed > storage?.capacity ?? 0 { grow(to: needed) }
-        guard let base = storage?.base, needed <= storage?.capacity ?? 0 else { return }
+        if needed > capacity || !isKnownUniquelyReferenced(&storage) {
+            guard grow(to: needed) else { return }
+        }
+        guard let base else { return }
         if line[0] == 0x20 || line[0] == 0x09 { hasFold = true }
         (base + byteCount).copyMemory(from: source, byteCount: line.count)
         base.storeBytes(of: 0x0A, toByteOffset: needed - 1, as: UInt8.self)
         byteCount = needed
     }
 
-    /// A buffer of its own with room for `needed` bytes, the bytes so far copied over.
-    private mutating func grow(to needed: Int) {
-        let grown = Storage(capacity: max(needed, 2 * (storage?.capacity ?? 0), 512))
-        if let target = grown.base, let source = storage?.base, byteCount > 0 {
-            target.copyMemory(from: source, byteCount: byteCount)
-        }
+    /// A buffer of its own with room for `needed` bytes, the bytes so far copied over; `false`
+    /// (and the buffer as it was) when memory ran out.
+    private mutating func grow(to needed: Int) -> Bool {
+        let grown = Storage(capacity: max(needed, 2 * capacity, 512))
+        guard let target = grown.base else { return false }
+        if let base, byteCount > 0 { target.copyMemory(from: base, byteCount: byteCount) }
         storage = grown
+        base = target
+        capacity = grown.capacity
+        return true
     }
 
     /// Runs `body` on the bytes.
