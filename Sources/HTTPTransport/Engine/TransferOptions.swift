@@ -48,7 +48,7 @@ struct TransferOptions: Equatable {
     /// (A handle whose set-up fails is closed, never reused: what it holds then does not matter.)
     /// A handle that already holds every option (the same request again) keeps its record as it
     /// is: only the comparisons are made.
-    consuming func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
+    func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
         var changed = false
         if url != handle.applied.url {
             try handle.set(CURLOPT_URL, url)
@@ -75,8 +75,9 @@ struct TransferOptions: Equatable {
             changed = true
         }
         guard changed else { return }
-        body = body.withoutCopiedBytes
-        handle.applied = self
+        var record = self
+        record.body = body.withoutCopiedBytes
+        handle.applied = record
     }
 
     /// Whether a numeric or on/off option differs from what `handle` holds.

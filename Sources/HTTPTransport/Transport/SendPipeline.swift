@@ -22,7 +22,7 @@ struct SendPipeline {
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
 
-    init(transport: HTTPTransport, request: some HTTPRequestEnvelope, control: TransferControl) {
+    init(transport: HTTPTransport, request: borrowing some HTTPRequestEnvelope, control: TransferControl) {
         self.control = control
         validatesStatus = transport.useDefaultValidation
         retrier = transport.retrier
