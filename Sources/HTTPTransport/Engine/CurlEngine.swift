@@ -75,7 +75,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
-            try handle.check(ccurl_set_callback_userdata(handle.curl, transfer.state.opaque), CURLOPT_WRITEDATA)
+            handle.transferSlot.pointee = transfer.state.opaque
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }

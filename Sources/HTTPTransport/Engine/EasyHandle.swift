@@ -21,6 +21,10 @@ final class EasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
     /// What the session-level connection options keep per handle (ConnectionOptions.swift).
     let connectionContext = ConnectionContext()
+    /// Where libcurl's callbacks find the running transfer's state: every callback of the
+    /// handle gets this slot as its user data, set once here, and each transfer puts its state
+    /// in it (one store, instead of setting six user-data options on every transfer).
+    let transferSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     init?() {
         ccurl_global_init()
@@ -29,6 +33,9 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+        transferSlot = .allocate(capacity: 1)
+        transferSlot.initialize(to: nil)
+        _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
     }
 
     deinit {
@@ -36,6 +43,7 @@ final class EasyHandle: @unchecked Sendable {
         curl_easy_cleanup(curl)
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
+        transferSlot.deallocate()
     }
 
     /// Starts a transfer: a new number for its resources, and an empty error buffer.

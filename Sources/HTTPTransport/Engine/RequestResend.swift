@@ -34,7 +34,8 @@ extension RawRequest {
     /// would not be the answer to the request as the caller made it.
     var mayBeResentByLibcurl: Bool {
         guard method.isIdempotent else { return false }
-        return !Self.preconditionFields.contains { headers.contains($0) }
+        // One pass over the fields (most requests have none or a few), not one per name.
+        return !headers.contains { field in Self.preconditionFields.contains { field.name.caseInsensitiveEquals($0) } }
     }
 
     /// RFC 9110 §13.1.

@@ -46,28 +46,58 @@ struct TransferOptions: Equatable {
 
     /// Sets on `handle` every option that differs from what it holds, then records these.
     /// (A handle whose set-up fails is closed, never reused: what it holds then does not matter.)
-    consuming func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
-        if url != handle.applied.url { try handle.set(CURLOPT_URL, url) }
-        if timeoutMilliseconds != handle.applied.timeoutMilliseconds {
-            try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+    /// A handle that already holds every option (the same request again) keeps its record as it
+    /// is: only the comparisons are made.
+    func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
+        var changed = false
+        if url != handle.applied.url {
+            try handle.set(CURLOPT_URL, url)
+            changed = true
         }
+        if holdsOtherNumbers(than: handle) {
+            try applyNumbers(to: handle)
+            changed = true
+        }
+        if body != handle.applied.body {
+            try body.apply(to: handle)
+            changed = true
+        }
+        if headers != handle.applied.headers {
+            try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? [])
+            changed = true
+        }
+        if tls != handle.applied.tls {
+            try tls.apply(to: handle)
+            changed = true
+        }
+        if proxy != handle.applied.proxy {
+            try handle.set(CURLOPT_PROXY, proxy)
+            changed = true
+        }
+        guard changed else { return }
+        var record = self
+        record.body = body.withoutCopiedBytes
+        handle.applied = record
+    }
+
+    /// Whether a numeric or on/off option differs from what `handle` holds.
+    private func holdsOtherNumbers(than handle: EasyHandle) -> Bool {
+        let held = handle.applied
+        return timeoutMilliseconds != held.timeoutMilliseconds || connectTimeoutMilliseconds != held.connectTimeoutMilliseconds
+            || maxFileSize != held.maxFileSize || reportsProgress != held.reportsProgress
+            || forbidsReuse != held.forbidsReuse || decodesContent != held.decodesContent
+    }
+
+    /// The numeric and on/off options that differ from what `handle` holds.
+    private func applyNumbers(to handle: EasyHandle) throws(EngineSetupError) {
+        if timeoutMilliseconds != handle.applied.timeoutMilliseconds { try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
         if connectTimeoutMilliseconds != handle.applied.connectTimeoutMilliseconds {
             try handle.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
         }
         if maxFileSize != handle.applied.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
-        if body != handle.applied.body { try body.apply(to: handle) }
-        if headers != handle.applied.headers {
-            try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? [])
-        }
         if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
-        if tls != handle.applied.tls { try tls.apply(to: handle) }
-        if proxy != handle.applied.proxy { try handle.set(CURLOPT_PROXY, proxy) }
         if forbidsReuse != handle.applied.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
-        if decodesContent != handle.applied.decodesContent {
-            try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent)
-        }
-        handle.applied = self
-        handle.applied.body = body.withoutCopiedBytes
+        if decodesContent != handle.applied.decodesContent { try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent) }
     }
 }
 

@@ -30,7 +30,8 @@ extension TransferState {
 
     /// The status code of `HTTP/x nnn reason`: the digits after the first space(s).
     static func statusCode(_ bytes: UnsafeRawBufferPointer, end: Int) -> Int? {
-        guard var index = bytes[0..<end].firstIndex(of: 0x20) else { return nil }
+        guard let base = bytes.baseAddress, let space = memchr(base, 0x20, end) else { return nil }
+        var index = base.distance(to: UnsafeRawPointer(space))
         while index < end, bytes[index] == 0x20 { index += 1 }
         var code = 0, digits = 0
         while index < end, bytes[index] != 0x20 {

@@ -23,10 +23,10 @@ final class TransferState {
     @exclusivity(unchecked) var statusCode: Int?
     /// `true` between a status line and the blank line ending its header block.
     @exclusivity(unchecked) private var inHeaderBlock = false
-    /// The header lines of the current response, as bytes (decoded only when read).
-    @exclusivity(unchecked) private var headerBlock = ReceivedHeaderBlock()
+    /// The header lines of the current response, as bytes (indexed and decoded only when read).
+    @exclusivity(unchecked) private var headerLines = ReceivedHeaderLines()
     /// The headers received so far.
-    var headers: HTTPHeaders { HTTPHeaders(received: headerBlock) }
+    var headers: HTTPHeaders { HTTPHeaders(received: headerLines) }
     /// `true` once the blank line ending the (final) header block arrived.
     @exclusivity(unchecked) var headersComplete = false
     /// The body received so far: malloc'd memory, grown by `realloc`, handed over as `Data`
@@ -74,6 +74,8 @@ final class TransferState {
     }
 
     deinit {
+        // No callback of a later transfer on the handle finds this state.
+        if let handle, handle.transferSlot.pointee == opaque { handle.transferSlot.pointee = nil }
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
         free(bodyBytes)
@@ -81,17 +83,21 @@ final class TransferState {
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// Runs `body` on the state behind a callback's pointer, without retaining it (the sending
-    /// thread holds it for the whole transfer); `fallback` when libcurl passed no pointer.
+    /// Runs `body` on the state in the handle's slot (`EasyHandle.transferSlot`) that libcurl
+    /// passes to a callback, without retaining it (the sending thread holds it for the whole
+    /// transfer); `fallback` when there is none.
     @inline(__always)
-    static func with<T>(_ pointer: UnsafeMutableRawPointer?, or fallback: T, _ body: (TransferState) -> T) -> T {
-        guard let pointer else { return fallback }
+    static func with<T>(_ slot: UnsafeMutableRawPointer?, or fallback: T, _ body: (TransferState) -> T) -> T {
+        guard let pointer = slot?.load(as: UnsafeMutableRawPointer?.self) else { return fallback }
         return Unmanaged<TransferState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Headers
 
-    /// One header line from libcurl's header callback, kept as bytes (`ReceivedHeaderBlock`).
+    /// One header line from libcurl's header callback, copied as it is into the block's buffer
+    /// (`ReceivedHeaderLines`), which is split into names and values only when the headers are
+    /// read. Only the status line, the blank line ending a block and the two headers that
+    /// matter before the body (`beforeBody`) are looked at here.
     ///
     /// Why not `curl_easy_header`/`curl_easy_nextheader` after the transfer: libcurl 7.88 counts
     /// the headers of the same name on every `curl_easy_nextheader` call, so reading them all
@@ -106,24 +112,28 @@ final class TransferState {
             if headersComplete, let status = statusCode, status >= 200 { beginBody(status: status) }
             return
         }
-        // The whole line on the bytes too: no String for the status line or the obs-fold test.
+        // The status line on the bytes too: no String for it.
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F,  // "HTTP/"
            startsResponse {
             // A status line: the first, or the final response's after an interim 1xx block.
-            headerBlock = .reserved()
+            headerLines = ReceivedHeaderLines()
             headersComplete = false
             inHeaderBlock = true
             statusCode = Self.statusCode(bytes, end: end)
             return
         }
-        if bytes[0] == 0x20 || bytes[0] == 0x09 {
-            // obs-fold continuation of the previous header.
-            headerBlock.appendContinuation(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
-            return
-        }
-        // "Name: value", split and trimmed on the bytes (no Foundation on this hot path).
-        guard let base = bytes.baseAddress, let found = memchr(base, 0x3A, end) else { return }  // ":"
-        let colon = base.distance(to: UnsafeRawPointer(found))
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        // Content-Length and Content-Encoding both start with "c" (obs-fold lines with a space).
+        if line[0] | 0x20 == 0x63 { beforeBody(line) }
+        headerLines.append(line)
+    }
+
+    /// A `Content-Length` or `Content-Encoding` line, which the transfer acts on before the body.
+    /// Each is known by its colon's place (neither name holds a colon, so that is the first).
+    private func beforeBody(_ bytes: UnsafeRawBufferPointer) {
+        let end = bytes.count
+        let colon = end > 14 && bytes[14] == 0x3A ? 14 : end > 16 && bytes[16] == 0x3A ? 16 : 0  // ":"
+        guard colon > 0 else { return }
         if sink.isMemory, Self.hasName("content-length", bytes, colon: colon),
            let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
             // A declared length is a promise the server need not keep: only a small part of it is
@@ -134,7 +144,6 @@ final class TransferState {
         if handle != nil, (statusCode ?? 0) >= 200, Self.hasName("content-encoding", bytes, colon: colon) {
             passUnknownContentCodingThrough(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)..<end]))
         }
-        headerBlock.append(line: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), colon: colon)
     }
 
     /// The most a declared `Content-Length` makes the state reserve before the body arrives.

@@ -30,7 +30,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Fields built in code, or a block received from a server, decoded on demand.
     private enum Storage: Sendable {
         case fields([Field])
-        case received(ReceivedHeaderBlock)
+        case received(ReceivedHeaderLines)
     }
 
     private var storage: Storage
@@ -51,13 +51,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Headers as a server sent them.
-    init(received block: ReceivedHeaderBlock) { storage = .received(block) }
+    init(received lines: ReceivedHeaderLines) { storage = .received(lines) }
 
     /// The number of fields.
     public var count: Int {
         switch storage {
         case .fields(let fields): fields.count
-        case .received(let block): block.lines.count
+        case .received(let block): block.count
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A response's header lines as they arrived: each name and value (trimmed) kept as bytes in
 /// one buffer, decoded into Strings only when asked for. Most sends never read most headers,
 /// so a response costs two allocations here instead of two Strings a line.
@@ -21,6 +23,27 @@ struct ReceivedHeaderBlock: Sendable {
         var block = ReceivedHeaderBlock()
         block.bytes.reserveCapacity(512)
         block.lines.reserveCapacity(16)
+        return block
+    }
+
+    /// The lines of `raw` through `append` (or `appendContinuation` for an obs-fold line), one
+    /// by one: the plain path of reading received headers (see `ReceivedHeaderLines`).
+    static func appendingEachLine(of raw: ReceivedHeaderLines) -> ReceivedHeaderBlock {
+        var block = ReceivedHeaderBlock.reserved()
+        raw.withUnsafeBytes { bytes in
+            let text = UnsafeRawBufferPointer(bytes)
+            var start = 0
+            while start < text.count {
+                let end = text[start...].firstIndex(of: 0x0A) ?? text.count
+                let line = UnsafeRawBufferPointer(rebasing: text[start..<end])
+                if !line.isEmpty, line[0] == 0x20 || line[0] == 0x09 {
+                    block.appendContinuation(line)
+                } else if let colon = line.firstIndex(of: 0x3A) {
+                    block.append(line: line, colon: colon)
+                }
+                start = end + 1
+            }
+        }
         return block
     }
 
@@ -114,5 +137,177 @@ struct ReceivedHeaderBlock: Sendable {
 
     private static func string(_ buffer: UnsafeRawBufferPointer, _ start: UInt32, _ end: UInt32) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: buffer[Int(start)..<Int(end)]), as: UTF8.self)
+    }
+}
+
+/// A response's header lines as the header callback receives them: each line, without its
+/// CR LF, copied into one buffer and ended with `"\n"`, nothing else done per line; read (split
+/// at the colon, trimmed, names compared) only when asked.
+///
+/// This is the fast path of received headers: most sends never read most headers, and many
+/// never read any, so the callback does one copy a line and a read scans the buffer. Reads give
+/// exactly what the plain path gives, the block of `ReceivedHeaderBlock.appendingEachLine(of:)`
+/// (lines split and trimmed one by one into an index), which reads fall back to when a line is
+/// an obs-fold continuation (a value that is not one run of the bytes).
+///
+/// Sendable as a value: `base` is `storage`'s memory, which changes only while uniquely
+/// referenced, and a shared copy only reads it.
+struct ReceivedHeaderLines: @unchecked Sendable {
+    /// The bytes, in one malloc'd block; changed only while uniquely referenced (so sharing it
+    /// is safe, and no two accesses overlap).
+    private final class Storage: @unchecked Sendable {
+        let base: UnsafeMutableRawPointer?
+        let capacity: Int
+
+        init(capacity: Int) {
+            base = malloc(capacity)
+            self.capacity = base == nil ? 0 : capacity
+        }
+
+        deinit { free(base) }
+    }
+
+    private var storage: Storage?
+    /// The storage's memory and its size (read here, not through the storage, on every line).
+    private var base: UnsafeMutableRawPointer?
+    private var capacity = 0
+    /// The bytes used, every line and its `"\n"`.
+    private(set) var byteCount = 0
+    /// Whether a line starts with a space or a tab (an obs-fold continuation).
+    private(set) var hasFold = false
+
+    /// Adds one line (without its CR LF): one copy into the buffer, which grows by doubling from
+    /// room for a typical response's headers. A buffer past 4 GiB takes no more lines (as the
+    /// plain path's 32-bit offsets), nor does one whose memory ran out.
+    mutating func append(_ line: UnsafeRawBufferPointer) {
+        guard let source = line.baseAddress, !line.isEmpty, byteCount + line.count < Int(UInt32.max) else { return }
+        let needed = byteCount + line.count + 1
+        if needed > capacity || !isKnownUniquelyReferenced(&storage) {
+            guard grow(to: needed) else { return }
+        }
+        guard let base else { return }
+        if line[0] == 0x20 || line[0] == 0x09 { hasFold = true }
+        (base + byteCount).copyMemory(from: source, byteCount: line.count)
+        base.storeBytes(of: 0x0A, toByteOffset: needed - 1, as: UInt8.self)
+        byteCount = needed
+    }
+
+    /// A buffer of its own with room for `needed` bytes, the bytes so far copied over; `false`
+    /// (and the buffer as it was) when memory ran out.
+    private mutating func grow(to needed: Int) -> Bool {
+        let grown = Storage(capacity: max(needed, 2 * capacity, 512))
+        guard let target = grown.base else { return false }
+        if let base, byteCount > 0 { target.copyMemory(from: base, byteCount: byteCount) }
+        storage = grown
+        base = target
+        capacity = grown.capacity
+        return true
+    }
+
+    /// Runs `body` on the bytes.
+    func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withExtendedLifetime(storage) {
+            body(UnsafeBufferPointer(start: storage?.base?.assumingMemoryBound(to: UInt8.self), count: byteCount))
+        }
+    }
+
+    /// The plain path's block.
+    var compacted: ReceivedHeaderBlock { .appendingEachLine(of: self) }
+
+    // MARK: Reading
+
+    /// The number of fields.
+    var count: Int {
+        if hasFold { return compacted.lines.count }
+        var count = 0
+        forEachField { _, _, _ in count += 1; return true }
+        return count
+    }
+
+    /// Every field (names and values decoded as UTF-8, invalid bytes repaired).
+    var fields: [HTTPHeaders.Field] {
+        if hasFold { return compacted.fields }
+        var fields: [HTTPHeaders.Field] = []
+        forEachField { text, name, value in
+            fields.append(HTTPHeaders.Field(name: Self.string(text, name), value: Self.string(text, value)))
+            return true
+        }
+        return fields
+    }
+
+    /// The value of each field named `name` (ASCII case-insensitively), in order, up to `limit`.
+    func values(named name: String, limit: Int = .max) -> [String] {
+        if hasFold { return compacted.values(named: name, limit: limit) }
+        var found: [String] = []
+        var name = name
+        name.withUTF8 { wanted in
+            forEachField { text, line, value in
+                if found.count < limit, Self.nameEquals(text, line, wanted) { found.append(Self.string(text, value)) }
+                return found.count < limit
+            }
+        }
+        return found
+    }
+
+    /// Whether a field is named `name`.
+    func contains(_ name: String) -> Bool {
+        if hasFold { return compacted.contains(name) }
+        var found = false
+        var name = name
+        name.withUTF8 { wanted in
+            forEachField { text, line, _ in
+                found = Self.nameEquals(text, line, wanted)
+                return !found
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with each line that has a colon: the name and the value in `text`, both
+    /// trimmed of spaces and tabs, in order, while `body` returns `true`. (Not for a block with
+    /// an obs-fold line.)
+    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>) -> Bool) {
+        withUnsafeBytes { text in
+            guard let base = text.baseAddress else { return }
+            var start = 0
+            while start < text.count {
+                // Every line ends with "\n": each search stays in the buffer.
+                let end = Self.offset(of: 0x0A, in: base, from: start, to: text.count) ?? text.count
+                if let colon = Self.offset(of: 0x3A, in: base, from: start, to: end),  // ":"
+                   !body(text, ReceivedHeaderBlock.trimmed(text, from: start, to: colon),
+                         ReceivedHeaderBlock.trimmed(text, from: colon + 1, to: end)) {
+                    return
+                }
+                start = end + 1
+            }
+        }
+    }
+
+    /// Whether the name at `range` is `wanted`: byte by byte with ASCII letters folded, or for a
+    /// name with other bytes, decoded first (invalid bytes repaired), as the plain path compares.
+    private static func nameEquals(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+                                   _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for index in range { high |= text[index] }
+        guard high < 0x80 else { return string(text, range).caseInsensitiveEquals(String(decoding: wanted, as: UTF8.self)) }
+        guard range.count == wanted.count else { return false }
+        for (index, y) in zip(range, wanted) {
+            let x = text[index]
+            if x == y { continue }
+            let lx = (x >= 65 && x <= 90) ? x + 32 : x
+            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+
+    private static func string(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: text[range]), as: UTF8.self)
+    }
+
+    /// The offset of `byte` in `start..<end` from `base`, by `memchr`.
+    private static func offset(of byte: UInt8, in base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 }

@@ -13,8 +13,8 @@ final class SessionTelemetry: Sendable {
     /// Metrics go here; `nil`: metrics are off.
     let metrics: HTTPClientMetrics?
 
-    /// `true` when a send has anything to record.
-    var isEnabled: Bool { tracer != nil || metrics != nil }
+    /// `true` when a send has anything to record (settled with the rest: every send asks).
+    let isEnabled: Bool
 
     /// The configured tracer and factory, else the global systems as bootstrapped now.
     /// Pool statistics come from an engine that keeps a pool (`PoolStatistics`: libcurl's).
@@ -29,6 +29,7 @@ final class SessionTelemetry: Sendable {
             if let pool = engine as? any PoolStatistics { idleHandles = { pool.idleHandleCount } }
             metrics = HTTPClientMetrics(factory: factory, idleHandles: idleHandles)
         }
+        isEnabled = self.tracer != nil || metrics != nil
     }
 }
 

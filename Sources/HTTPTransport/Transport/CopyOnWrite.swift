@@ -3,8 +3,10 @@
 /// of every field. Used by `RawRequest`, `RawResponse` and `HTTPTransportError`.
 struct CopyOnWrite<Fields: Sendable>: Sendable {
     /// Changed only while uniquely referenced (see `fields`' `_modify`), so sharing it is safe.
+    /// For the same reason no two accesses to `fields` can overlap, so it opts out of the
+    /// runtime's exclusivity bookkeeping (a thread-local lookup on every read of a field).
     private final class Storage: @unchecked Sendable {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 

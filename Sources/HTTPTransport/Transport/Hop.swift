@@ -13,8 +13,14 @@ struct Hop {
     let redirects: Int
     /// The first request's URL: its origin is the one credentials belong to.
     let firstURL: URL
-    /// When the exchange must be over (set once the first hop's time-out is known).
-    var deadline: ContinuousClock.Instant?
+    /// When the exchange must be over (set once the first hop's time-out is known), as a time
+    /// on `Hop.clock`: a `Duration` is plain bytes, where the clock's own `Instant` makes every
+    /// copy of a hop go through the runtime's generic value operations.
+    var deadline: Duration?
+
+    /// The time since the process's first hop, on the continuous clock.
+    static var clock: Duration { clockStart.duration(to: .now) }
+    private static let clockStart = ContinuousClock.now
 
     /// The first hop of an exchange.
     init(first request: consuming RawRequest) {
@@ -67,7 +73,7 @@ struct Hop {
     /// a hop with nothing left fails before it starts.
     private func remainingTime() throws(HTTPTransportError) -> TimeInterval? {
         guard redirects > 0, let deadline else { return nil }
-        let left = ContinuousClock.now.duration(to: deadline)
+        let left = deadline - Self.clock
         let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
         guard seconds > 0 else {
             throw HTTPTransportError(

@@ -24,7 +24,7 @@ struct SendPipeline {
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
 
-    init(transport: HTTPTransport, request: some HTTPRequestEnvelope, control: TransferControl) {
+    init(transport: HTTPTransport, request: borrowing some HTTPRequestEnvelope, control: TransferControl) {
         self.control = control
         validatesStatus = transport.useDefaultValidation
         retrier = transport.retrier
@@ -101,8 +101,10 @@ struct SendPipeline {
         do {
             var resolved = try request.resolve(endpoints: session.parsedEndpoints)
             // Which bodies stream follows from validation and redirects (StreamingBody.streams).
-            resolved.streaming?.validatesStatus = validatesStatus
-            resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            if resolved.streaming != nil {
+                resolved.streaming?.validatesStatus = validatesStatus
+                resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            }
             return resolved
         } catch {
             var error = error
@@ -114,7 +116,7 @@ struct SendPipeline {
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
     func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
-        let start = hop.deadline == nil ? ContinuousClock.now : nil
+        let start = hop.deadline == nil ? Hop.clock : nil
         var request = hop.request
         telemetry.hopStarted(&request)
         do {
