@@ -7,6 +7,8 @@
 #   127.0.0.1, which answers each request 100 ms after it arrived (small JSON body, keep-alive),
 #   one fresh server per run so that its count of accepted connections is the client's.
 #   Clients: (m) C on libcurl's multi interface, one thread (baseline/fanout_multi.c): the limit;
+#            (m-socket) the same driven by curl_multi_socket_action and epoll instead of
+#                curl_multi_poll;
 #            (b-async) HTTPTransport async sends in one task group, maxConcurrentTransfers = N;
 #            (b-async-default) the same with the default maxConcurrentTransfers;
 #            (b-fanout) HTTPTransport send(requests:) with N requests, maxConcurrentTransfers = N;
@@ -33,7 +35,7 @@
 # root) and restores it, and counts the kernel's listen drops during each run of workload A.
 #
 # Environment: REPS=N (default 3), NS="100 1000 10000", QUICK=1 (REPS=1, NS="100 1000"),
-#              CLIENTS="m b-async b-async-default b-fanout e e+ d", H2_N=1000,
+#              CLIENTS="m m-socket b-async b-async-default b-fanout e e+ d", H2_N=1000,
 #              H2_CLIENTS="m m8 b e e+", WORKLOADS="A B", TIMEOUT=120 (seconds per run),
 #              DELAY_MS=100, H2_STREAMS=N, KEEP=1 (keep the work directory and raw results).
 set -euo pipefail
@@ -48,7 +50,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 else
     REPS=${REPS:-3}; NS=${NS:-"100 1000 10000"}
 fi
-CLIENTS=${CLIENTS:-"m b-async b-async-default b-fanout e e+ d"}
+CLIENTS=${CLIENTS:-"m m-socket b-async b-async-default b-fanout e e+ d"}
 H2_CLIENTS=${H2_CLIENTS:-"m m8 b e e+"}
 H2_N=${H2_N:-1000}
 WORKLOADS=${WORKLOADS:-"A B"}
@@ -142,6 +144,7 @@ measure() {
 fanout_command() {  # $1 client, $2 base URL, $3 N
     case "$1" in
         m) echo ".build/fanout_multi fanout $2 $3" ;;
+        m-socket) echo ".build/fanout_multi fanout $2 $3 --driver socket" ;;
         b-async) echo "$BIN/BenchHTTPTransport fanout $2 $3 --max-transfers $3" ;;
         b-async-default) echo "$BIN/BenchHTTPTransport fanout $2 $3" ;;
         b-fanout) echo "$BIN/BenchHTTPTransport fanout $2 $3 --api requests --max-transfers $3" ;;
@@ -264,7 +267,7 @@ import json, statistics, sys
 
 path, reps, timeout, delay = sys.argv[1:]
 rows = [json.loads(line) for line in open(path) if line.strip()]
-names = {"m": "(m) C, libcurl multi", "m8": "(m8) C, libcurl multi, 8 connections per host", "b-async": "(b-async) HTTPTransport async, maxConcurrentTransfers = N",
+names = {"m": "(m) C, libcurl multi", "m-socket": "(m-socket) C, libcurl multi_socket_action + epoll", "m8": "(m8) C, libcurl multi, 8 connections per host", "b-async": "(b-async) HTTPTransport async, maxConcurrentTransfers = N",
          "b-async-default": "(b-async) HTTPTransport async, default maxConcurrentTransfers",
          "b-fanout": "(b-fanout) HTTPTransport send(requests:)", "b": "(b) HTTPTransport async",
          "e": "(e) AsyncHTTPClient, default pool", "e+": "(e+) AsyncHTTPClient, per-host limit N",
