@@ -310,7 +310,7 @@ for n in sorted({r["n"] for r in a_rows}):
     print()
     print(f"### Workload A: {n:,} concurrent GETs, each answered after {delay} ms (median of {reps})")
     print()
-    print("| client | seconds | × (m) | peak RSS MiB | peak threads | connections | errors | listen drops |")
+    print("| client | seconds | × (m) | peak RSS MiB | peak threads | connections | errors, all runs | listen drops, all runs |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     base = figures([r for r in a_rows if r["n"] == n and r["id"] == "m"])
     for client in clients:
@@ -328,7 +328,7 @@ if b_rows:
     print()
     print(f"### Workload B: {n:,} concurrent GETs of a small file from nginx over TLS, HTTP/2 against HTTP/1.1 (median of {reps})")
     print()
-    print("| client | version | seconds | × fastest C | connections | HTTP/2 responses | peak threads | peak RSS MiB | errors |")
+    print("| client | version | seconds | × fastest C | connections | HTTP/2 responses | peak threads | peak RSS MiB | errors, all runs |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for client in dict.fromkeys(r["id"] for r in b_rows):
         for version in ("2", "1.1"):
