@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
-// Run it through the scripts beside this file: run.sh (the clients), instructions.sh, soak.sh,
-// large-bodies.sh, streaming.sh and handshake-storm.sh.
+// Run it through the scripts beside this file: run.sh (the clients), fanout.sh (many requests in
+// flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh and handshake-storm.sh.
 import Foundation
 import PackageDescription
 
@@ -36,14 +36,15 @@ let package = Package(
         ),
         // Timing, peak memory and the command line shared by the Swift clients.
         .target(name: "BenchSupport"),
-        // (b) default interceptors, (c) ten no-op request + ten no-op response interceptors.
+        // (b) default interceptors, (c) ten no-op request + ten no-op response interceptors;
+        // fanout.sh's async sends and send(requests:).
         .executableTarget(
             name: "BenchHTTPTransport",
             dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
         ),
-        // (d) URLSession from FoundationNetworking, used synchronously.
+        // (d) URLSession from FoundationNetworking, used synchronously (fanout.sh: data(for:) in a task group).
         .executableTarget(name: "BenchURLSession", dependencies: ["BenchSupport"]),
-        // (e) AsyncHTTPClient, awaited sequentially.
+        // (e) AsyncHTTPClient, awaited sequentially (fanout.sh: tasks of one task group).
         .executableTarget(
             name: "BenchAsyncHTTPClient",
             dependencies: ["BenchSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
-# nginx for the benchmarks, sourced by run.sh and instructions.sh: one nginx in the foreground on
-# 127.0.0.1, every file of it (configuration, pid, logs, temporary files, the served www/) in one
-# work directory.
+# nginx for the benchmarks, sourced by run.sh, instructions.sh and fanout.sh: one nginx in the
+# foreground on 127.0.0.1, every file of it (configuration, pid, logs, temporary files, the served
+# www/) in one work directory; and the release build of the Swift clients.
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/apt-install.sh"
 
 NGINX_PID=""
+
+# swift_build_products PRODUCT...: builds the products in release mode; when one fails, prints
+# the build's output and exits.
+swift_build_products() {
+    local log product
+    log=$(mktemp)
+    for product in "$@"; do
+        if ! swift build -c release --product "$product" >>"$log" 2>&1; then
+            cat "$log" >&2
+            rm -f "$log"
+            exit 1
+        fi
+    done
+    rm -f "$log"
+}
 
 # nginx_binary: prints the path of nginx.
 nginx_binary() {

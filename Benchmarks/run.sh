@@ -56,18 +56,11 @@ fi
 echo "run.sh: building (release; AsyncHTTPClient's first build takes several minutes)"
 mkdir -p .build
 gcc -O2 -Wall -o .build/curl_baseline baseline/curl_baseline.c -lcurl -lpthread
-build_log=$(mktemp)
 products=()
 case " $CLIENTS " in *" b "*|*" c "*|*" f "*|*" g "*) products+=(BenchHTTPTransport) ;; esac
 case " $CLIENTS " in *" d "*) products+=(BenchURLSession) ;; esac
 case " $CLIENTS " in *" e "*) products+=(BenchAsyncHTTPClient) ;; esac
-for product in "${products[@]}"; do
-    if ! swift build -c release --product "$product" >>"$build_log" 2>&1; then
-        cat "$build_log" >&2
-        exit 1
-    fi
-done
-rm -f "$build_log"
+swift_build_products "${products[@]}"
 BIN=$(swift build -c release --show-bin-path)
 
 # --- 3. The server's files --------------------------------------------------------------------

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "proc_status.h"
+
 struct buffer {
     char *data;
     size_t size;
@@ -35,29 +37,6 @@ struct worker {
 };
 
 static char post_body[1025];
-
-static double now(void) {
-    struct timespec spec;
-    clock_gettime(CLOCK_MONOTONIC, &spec);
-    return (double)spec.tv_sec + (double)spec.tv_nsec / 1e9;
-}
-
-/* A field of /proc/self/status in KiB ("VmHWM:" peak resident set, "VmRSS:" resident now). */
-static long status_kib(const char *field) {
-    FILE *status = fopen("/proc/self/status", "r");
-    char line[256];
-    long value = 0;
-    size_t length = strlen(field);
-    if (status == NULL) return 0;
-    while (fgets(line, sizeof line, status) != NULL) {
-        if (strncmp(line, field, length) == 0) {
-            value = strtol(line + length, NULL, 10);
-            break;
-        }
-    }
-    fclose(status);
-    return value;
-}
 
 static long rss_start_kib; /* resident memory when the clock started */
 

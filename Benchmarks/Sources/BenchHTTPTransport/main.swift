@@ -4,6 +4,10 @@
 // (f) and (g) with `--cache memory` or `--cache directory`: the session has an HTTPCache and the
 // GETs ask for BASE_URL/cached.json (served with `Cache-Control: max-age=3600`), so after the
 // warm-up every GET is a cache hit; any response that is not a hit counts as a failure.
+// The fan-out workload (fanout.sh) sends its GETs as async sends in one task group, or with
+// `--api requests` as one `send(requests:)`; `--max-transfers N` sets the session's
+// `maxConcurrentTransfers` (default: the library's), `--http 1.1` or `--http 2` the HTTP version
+// (2: HTTP/2 over TLS by ALPN), `--ca PEM` the root the server's certificate is checked against.
 // The command line is BenchSupport's.
 import BenchSupport
 import Foundation
@@ -24,6 +28,16 @@ let client = cacheMode.map { "httptransport+cache-\($0)" } ?? (noOps > 0 ? "http
 
 var configuration = Session.Configuration()
 configuration.maxResponseSize = 1 << 30  // the in-memory download is larger than the 100 MiB default
+if let limit = arguments.options["max-transfers"].flatMap(Int.init) { configuration.maxConcurrentTransfers = limit }
+switch arguments.options["http"] {
+case nil: break
+case "1.1": configuration.httpVersion = .http1_1
+case "2": configuration.httpVersion = .automatic  // h2 when the server offers it over TLS
+default:
+    FileHandle.standardError.write(Data("--http takes 1.1 or 2\n".utf8))
+    exit(2)
+}
+let security = arguments.options["ca"].map { Security(trustedRootCertificates: URL(fileURLWithPath: $0)) } ?? .noEvaluation
 let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("httptransport-bench-cache-\(getpid())")
 switch cacheMode {
 case nil: break
@@ -34,19 +48,13 @@ default:
     exit(2)
 }
 let transport = HTTPTransport(
-    session: Session(configuration: configuration),
+    session: Session(security: security, configuration: configuration),
     requestInterceptors: [any HTTPRequestInterceptor](repeating: NoOpRequestInterceptor(), count: noOps),
     responseInterceptors: [any HTTPResponseInterceptor](repeating: NoOpResponseInterceptor(), count: noOps) + [ClarifyErrorInterceptor()]
 )
 let failures = Failures()
 let connections = Counter()
-
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func increment() { lock.lock(); value += 1; lock.unlock() }
-    var total: Int { lock.lock(); defer { lock.unlock() }; return value }
-}
+let http2Responses = Counter()
 
 /// Sends and checks one request; returns the body size.
 @inline(__always)
@@ -54,6 +62,7 @@ func check(_ result: HTTPTransport.Result, expectedSize: Int? = nil) -> Int {
     switch result {
     case .success(let response):
         if !response.metrics.connectionReused, response.metrics.cacheStatus != .hit { connections.increment() }
+        if response.metrics.httpVersion == "2" { http2Responses.increment() }
         if cacheMode != nil, response.metrics.cacheStatus != .hit { failures.add("not a cache hit") }
         let size = response.body?.count ?? Int(response.metrics.bytesReceived)
         if response.httpStatus != .ok || size == 0 || (expectedSize != nil && size != expectedSize) {
@@ -84,10 +93,40 @@ func downloadToFile() -> Timed {
     return Timed(operations: 1, bytes: bytes, seconds: seconds)
 }
 
-// Every thread's connection is open before the clock starts (as in the C baseline).
-warmUp(arguments, get: { _ = transport.send(request: getRequest) }, post: { _ = transport.send(request: postRequest) })
+/// The fan-out: `count` GETs in flight at once, as async sends in one task group or as one
+/// `send(requests:)` (`--api requests`).
+func fanOut(_ count: Int) -> Timed {
+    switch arguments.options["api"] ?? "async" {
+    case "async":
+        return timeFanOutWaiting(count) {
+            do throws(HTTPTransportError) {
+                return check(.success(response: try await transport.send(getRequest)))
+            } catch {
+                return check(.failure(error: error))
+            }
+        }
+    case "requests":
+        let requests = [any HTTPRequestEnvelope](repeating: getRequest, count: count)
+        let start = now()
+        let results = transport.send(requests: requests)
+        let seconds = now() - start
+        return Timed(operations: results.count, bytes: results.reduce(0) { $0 + check($1) }, seconds: seconds)
+    default:
+        FileHandle.standardError.write(Data("--api takes async or requests\n".utf8))
+        exit(2)
+    }
+}
+
+// Every thread's connection is open before the clock starts (as in the C baseline); the fan-out
+// warms up through the API it measures.
+if arguments.workload == .fanout {
+    _ = fanOut(1)
+} else {
+    warmUp(arguments, get: { _ = transport.send(request: getRequest) }, post: { _ = transport.send(request: postRequest) })
+}
 markStart()
 let connectionsAfterWarmUp = connections.total
+let http2AfterWarmUp = http2Responses.total
 
 let timed: Timed
 switch arguments.workload {
@@ -102,7 +141,9 @@ case .download:
     timed = timeSequential(1) { check(transport.send(request: request), expectedSize: arguments.bytes) }
 case .downloadFile:
     timed = downloadToFile()
+case .fanout:
+    timed = fanOut(arguments.count)
 }
 report(client: client, arguments, timed, failures: failures,
-       extra: ["connections": "\(connections.total - connectionsAfterWarmUp)"])
+       extra: ["connections": "\(connections.total - connectionsAfterWarmUp)", "h2_responses": "\(http2Responses.total - http2AfterWarmUp)"])
 try? FileManager.default.removeItem(at: cacheDirectory)

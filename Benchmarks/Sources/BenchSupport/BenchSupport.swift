@@ -7,6 +7,8 @@
 //   CLIENT post     BASE_URL COUNT            COUNT sequential POSTs of a 1 KiB JSON body to BASE_URL/post
 //   CLIENT download BASE_URL BYTES            one GET of BASE_URL/big.bin into memory
 //   CLIENT download-file BASE_URL BYTES PATH  one GET of BASE_URL/big.bin written to PATH
+//   CLIENT fanout   BASE_URL COUNT            COUNT concurrent GETs of BASE_URL/small.json (fanout.sh;
+//                                             the C program is baseline/fanout_multi.c)
 //
 // Every response is checked (status 200 and body size); failures are counted, not fatal.
 import Foundation
@@ -16,7 +18,7 @@ import Glibc
 #endif
 
 public enum Workload: String, Sendable {
-    case get, threads, post, download
+    case get, threads, post, download, fanout
     case downloadFile = "download-file"
 }
 
@@ -24,7 +26,7 @@ public enum Workload: String, Sendable {
 public struct BenchArguments: Sendable {
     public let workload: Workload
     public let baseURL: String
-    /// Requests per thread (`get`, `post`: the number of requests; `threads`: per thread).
+    /// Requests per thread (`get`, `post`, `fanout`: the number of requests; `threads`: per thread).
     public let count: Int
     /// Threads (or concurrent tasks) for `threads`; 1 otherwise.
     public let threads: Int
@@ -56,7 +58,7 @@ public struct BenchArguments: Sendable {
         guard positional.count >= 3, let workload = Workload(rawValue: positional[0]) else {
             let name = (arguments.first as NSString?)?.lastPathComponent ?? "client"
             FileHandle.standardError.write(Data("""
-                usage: \(name) get|post BASE_URL COUNT | threads BASE_URL THREADS PER |
+                usage: \(name) get|post|fanout BASE_URL COUNT | threads BASE_URL THREADS PER |
                        download BASE_URL BYTES | download-file BASE_URL BYTES PATH   [--option value]...
 
                 """.utf8))
@@ -64,7 +66,7 @@ public struct BenchArguments: Sendable {
         }
         let numbers = positional.dropFirst(2).compactMap { Int($0) }
         switch workload {
-        case .get, .post:
+        case .get, .post, .fanout:
             return BenchArguments(workload: workload, baseURL: positional[1], count: numbers.first ?? 1000, threads: 1,
                                   bytes: 0, path: nil, options: options)
         case .threads:
@@ -128,6 +130,17 @@ public final class Failures: @unchecked Sendable {
 
     public var total: Int { lock.lock(); defer { lock.unlock() }; return count }
     public var firstDescription: String? { lock.lock(); defer { lock.unlock() }; return first }
+}
+
+/// Counts events across threads (new connections, HTTP/2 responses).
+public final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+
+    public init() {}
+
+    public func increment() { lock.lock(); value += 1; lock.unlock() }
+    public var total: Int { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// Prints the result line run.sh reads, and the first failure (if any) on standard error.

@@ -30,7 +30,7 @@ public func now() -> Double {
 public func warmUpCount(_ arguments: BenchArguments) -> Int {
     switch arguments.workload {
     case .get, .post, .threads: return max(1, min(200, arguments.count / 10))
-    case .download, .downloadFile: return 1
+    case .download, .downloadFile, .fanout: return 1
     }
 }
 
@@ -93,6 +93,34 @@ public func timeTasks(_ tasks: Int, perTask: Int, _ send: @escaping @Sendable ()
         }
     }
     return Timed(operations: tasks * perTask, bytes: 0, seconds: now() - start)
+}
+
+/// Times `count` concurrent tasks of one task group, each calling `send` once (the fan-out
+/// workload); the bytes are the sum of what they return.
+public func timeFanOut(_ count: Int, _ send: @escaping @Sendable () async -> Int) async -> Timed {
+    let start = now()
+    let bytes = await withTaskGroup(of: Int.self) { group in
+        for _ in 0..<count { group.addTask { await send() } }
+        return await group.reduce(0, +)
+    }
+    return Timed(operations: count, bytes: bytes, seconds: now() - start)
+}
+
+/// `timeFanOut` for a client whose top level is synchronous: waits on the calling thread.
+public func timeFanOutWaiting(_ count: Int, _ send: @escaping @Sendable () async -> Int) -> Timed {
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        outcome.timed = await timeFanOut(count, send)
+        done.signal()
+    }
+    done.wait()
+    return outcome.timed
+}
+
+/// What the task of `timeFanOutWaiting` hands to the waiting thread (after the semaphore).
+private final class Outcome: @unchecked Sendable {
+    var timed = Timed(operations: 0, bytes: 0, seconds: 0)
 }
 
 /// Runs `body(thread)` on `threads` new threads released together; returns the seconds from the

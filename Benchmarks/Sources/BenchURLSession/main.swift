@@ -1,5 +1,7 @@
 // (d) URLSession from FoundationNetworking, used synchronously: a semaphore around each
-// dataTask, one session shared by all threads, no URL cache. The command line is BenchSupport's.
+// dataTask, one session shared by all threads, no URL cache. The fan-out workload (fanout.sh)
+// awaits `data(for:)` in one task group, the connections per host raised to its count.
+// The command line is BenchSupport's.
 import BenchSupport
 import Foundation
 import FoundationNetworking
@@ -10,7 +12,7 @@ configuration.urlCache = nil
 configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
 configuration.timeoutIntervalForRequest = 600
 configuration.timeoutIntervalForResource = 600
-configuration.httpMaximumConnectionsPerHost = max(6, arguments.threads)
+configuration.httpMaximumConnectionsPerHost = arguments.workload == .fanout ? arguments.count : max(6, arguments.threads)
 let session = URLSession(configuration: configuration)
 let failures = Failures()
 
@@ -18,6 +20,16 @@ final class Box: @unchecked Sendable {
     var data: Data?
     var response: URLResponse?
     var error: Error?
+}
+
+/// Checks one response; returns the body size.
+func check(data: Data?, response: URLResponse?, expectedSize: Int? = nil) -> Int {
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    let size = data?.count ?? 0
+    if status != 200 || size == 0 || (expectedSize != nil && size != expectedSize) {
+        failures.add("status \(status), \(size) bytes")
+    }
+    return size
 }
 
 /// One request, waited for; returns the body size.
@@ -36,12 +48,18 @@ func send(_ request: URLRequest, expectedSize: Int? = nil) -> Int {
         failures.add("\(error)")
         return 0
     }
-    let status = (box.response as? HTTPURLResponse)?.statusCode ?? 0
-    let size = box.data?.count ?? 0
-    if status != 200 || size == 0 || (expectedSize != nil && size != expectedSize) {
-        failures.add("status \(status), \(size) bytes")
+    return check(data: box.data, response: box.response, expectedSize: expectedSize)
+}
+
+/// One request, awaited; returns the body size.
+func sendAwaiting(_ request: URLRequest) async -> Int {
+    do {
+        let (data, response) = try await session.data(for: request)
+        return check(data: data, response: response)
+    } catch {
+        failures.add("\(error)")
+        return 0
     }
-    return size
 }
 
 let getRequest = URLRequest(url: URL(string: arguments.smallURL)!)
@@ -63,6 +81,8 @@ case .threads:
     timed = timeOnThreads(arguments.threads, perThread: arguments.count) { send(getRequest) }
 case .download:
     timed = timeSequential(1) { send(URLRequest(url: URL(string: arguments.bigURL)!), expectedSize: arguments.bytes) }
+case .fanout:
+    timed = timeFanOutWaiting(arguments.count) { await sendAwaiting(getRequest) }
 case .downloadFile:
     FileHandle.standardError.write(Data("download-file is measured for the C baseline and HTTPTransport only\n".utf8))
     exit(2)
