@@ -23,7 +23,7 @@
 #   HTTP/1.1: (m) with CURLPIPE_MULTIPLEX + CURLOPT_PIPEWAIT, (m8) the same with
 #   CURLMOPT_MAX_HOST_CONNECTIONS 8 (without a limit libcurl 7.88 opens a connection per transfer
 #   once the first is full), (b) HTTPTransport async sends (httpVersion .automatic or .http1_1,
-#   multiplexing on), (e) and (e+) AsyncHTTPClient.
+#   multiplexing on), (b8) the same with maxConnectionsPerHost 8, (e) and (e+) AsyncHTTPClient.
 #   Connections are nginx's stub_status "accepts" after the run less before it (less the
 #   reading's own connection). nginx keeps its default of 128 streams per connection
 #   (H2_STREAMS=N sets http2_max_concurrent_streams). Ratios are to the faster C client.
@@ -51,7 +51,7 @@ else
     REPS=${REPS:-3}; NS=${NS:-"100 1000 10000"}
 fi
 CLIENTS=${CLIENTS:-"m m-socket b-async b-async-default b-fanout e e+ d"}
-H2_CLIENTS=${H2_CLIENTS:-"m m8 b e e+"}
+H2_CLIENTS=${H2_CLIENTS:-"m m8 b b8 e e+"}
 H2_N=${H2_N:-1000}
 WORKLOADS=${WORKLOADS:-"A B"}
 TIMEOUT=${TIMEOUT:-120}
@@ -219,6 +219,7 @@ h2_command() {  # $1 client, $2 version (2 or 1.1)
         m) echo ".build/fanout_multi $common" ;;
         m8) echo ".build/fanout_multi $common --max-host-connections 8" ;;
         b) echo "$BIN/BenchHTTPTransport $common --max-transfers $H2_N" ;;
+        b8) echo "$BIN/BenchHTTPTransport $common --max-transfers $H2_N --max-host-connections 8" ;;
         e) echo "$BIN/BenchAsyncHTTPClient $common" ;;
         e+) echo "$BIN/BenchAsyncHTTPClient $common --pool $H2_N" ;;
         *) echo "fanout.sh: unknown client $1" >&2; exit 2 ;;
@@ -270,6 +271,7 @@ rows = [json.loads(line) for line in open(path) if line.strip()]
 names = {"m": "(m) C, libcurl multi", "m-socket": "(m-socket) C, libcurl multi_socket_action + epoll", "m8": "(m8) C, libcurl multi, 8 connections per host", "b-async": "(b-async) HTTPTransport async, maxConcurrentTransfers = N",
          "b-async-default": "(b-async) HTTPTransport async, default maxConcurrentTransfers",
          "b-fanout": "(b-fanout) HTTPTransport send(requests:)", "b": "(b) HTTPTransport async",
+         "b8": "(b8) HTTPTransport async, maxConnectionsPerHost = 8",
          "e": "(e) AsyncHTTPClient, default pool", "e+": "(e+) AsyncHTTPClient, per-host limit N",
          "d": "(d) URLSession data(for:)"}
 

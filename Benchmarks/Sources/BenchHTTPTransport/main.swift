@@ -29,6 +29,7 @@ let client = cacheMode.map { "httptransport+cache-\($0)" } ?? (noOps > 0 ? "http
 var configuration = Session.Configuration()
 configuration.maxResponseSize = 1 << 30  // the in-memory download is larger than the 100 MiB default
 if let limit = arguments.options["max-transfers"].flatMap(Int.init) { configuration.maxConcurrentTransfers = limit }
+if let limit = arguments.options["max-host-connections"].flatMap(Int.init) { configuration.maxConnectionsPerHost = limit }
 switch arguments.options["http"] {
 case nil: break
 case "1.1": configuration.httpVersion = .http1_1
