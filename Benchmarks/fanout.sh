@@ -36,7 +36,7 @@
 #
 # Environment: REPS=N (default 3), NS="100 1000 10000", QUICK=1 (REPS=1, NS="100 1000"),
 #              CLIENTS="m m-socket b-async b-async-default b-fanout e e+ d", H2_N=1000,
-#              H2_CLIENTS="m m8 b e e+", WORKLOADS="A B", TIMEOUT=120 (seconds per run),
+#              H2_CLIENTS="m m8 b b8 e e+", WORKLOADS="A B", TIMEOUT=120 (seconds per run),
 #              DELAY_MS=100, H2_STREAMS=N, KEEP=1 (keep the work directory and raw results).
 set -euo pipefail
 cd "$(dirname "$0")"
