@@ -1,23 +1,123 @@
 import CCurl
 import Foundation
 
-/// Where a transfer's response body goes: into memory (the default), into a file
-/// (`downloading(to:)`), or to a streaming consumer (`streaming(_:)`, `HTTPTransport.stream(_:)`).
-enum BodySink {
-    case memory
-    case file(DownloadFile)
-    case stream(StreamReceiver)
+/// Where a transfer's response body goes: into memory (`MemoryBody`, the default), into a
+/// file (`DownloadFile`, `downloading(to:)`) or to a streaming consumer (`StreamReceiver`,
+/// `streaming(_:)`, `HTTPTransport.stream(_:)`). The transfer hands its sink the final
+/// response's head, then every chunk of the body, and the sink answers whether to go on,
+/// pause or abort (as swift-corelibs-foundation's `_EasyHandleDelegate.didReceive(data:)`
+/// does). The rules of each destination (the size cap, the download file's rules, a stream's
+/// buffer) live in its sink, not in the transfer.
+protocol BodySink: AnyObject {
+    /// The final response's head arrived (status 200 or more); an error ends the transfer.
+    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError?
+    /// A chunk of the body. On `.abort` the sink has stored why in `state.storedError`, unless
+    /// it ended the body on purpose (`MemoryBody.cutShort`).
+    func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer
+}
 
-    var isMemory: Bool {
-        if case .memory = self { return true }
-        return false
+/// What a sink says to a chunk of the body.
+enum BodyAnswer {
+    /// Taken: go on.
+    case proceed
+    /// Not taken: pause the transfer until the sink's consumer wants more (a stream).
+    case pause
+    /// End the transfer.
+    case abort
+}
+
+/// The body in memory: malloc'd, grown by `realloc`, handed over as `Data` without a copy by
+/// `take()`. Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
+/// (a stream's error body: the rest is not needed, so the transfer ends there on purpose).
+final class MemoryBody: BodySink {
+    /// The session's `maxResponseSize`: more fails with `.responseTooLarge`.
+    let limit: Int64
+    /// Where a kept body is cut short (no limit by default).
+    @exclusivity(unchecked) var cut = Int64.max
+    /// The body reached `cut` and the transfer was ended there.
+    @exclusivity(unchecked) private(set) var cutShort = false
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private(set) var capacity = 0
+    @exclusivity(unchecked) private var received: Int64 = 0
+
+    init(limit: Int64) { self.limit = limit }
+
+    deinit { free(bytes) }
+
+    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? { nil }
+
+    func receive(_ chunk: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
+        let room = max(0, cut - received)
+        guard Int64(chunk.count) <= room else {
+            // Keep what fits, then end the transfer on purpose.
+            guard receive(UnsafeRawBufferPointer(rebasing: chunk[0..<Int(room)]), state: state) == .proceed else { return .abort }
+            cutShort = true
+            return .abort
+        }
+        received += Int64(chunk.count)
+        if received > limit {
+            state.storedError = HTTPTransportError(
+                code: .responseTooLarge, message: "The response body passed the session's limit of \(limit) bytes.",
+                url: state.requestURL, httpStatusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
+                responseHeaders: state.headers)
+            return .abort
+        }
+        guard append(chunk) else {
+            state.storedError = HTTPTransportError(
+                code: .responseTooLarge, message: "No memory for a response body of \(received) bytes.",
+                url: state.requestURL, httpStatusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
+                responseHeaders: state.headers)
+            return .abort
+        }
+        return .proceed
+    }
+
+    /// A declared `Content-Length` is a promise the server need not keep: only a small part of
+    /// it is reserved up front (a hostile 100 MB declaration reserves 256 KiB), the rest grows
+    /// as the bytes arrive.
+    func expect(length: Int64) {
+        guard length > 0, length <= limit else { return }
+        _ = reserve(Int(min(length, TransferState.declaredLengthReservation)))
+    }
+
+    /// The body as `Data`, which takes over the memory (none is kept here).
+    func take() -> Data {
+        guard var taken = bytes, count > 0 else { return Data() }
+        // A grown buffer gives back its unused tail (in place), so kept responses hold no slack.
+        if capacity - count > 4096, let shrunk = realloc(taken, count) { taken = shrunk }
+        bytes = nil
+        defer { count = 0; capacity = 0 }
+        return Data(bytesNoCopy: taken, count: count, deallocator: .free)
+    }
+
+    /// Makes room for `wanted` bytes in all; `false` when memory is short.
+    private func reserve(_ wanted: Int) -> Bool {
+        guard wanted > capacity else { return true }
+        guard let grown = realloc(bytes, wanted) else { return false }
+        bytes = grown
+        capacity = wanted
+        return true
+    }
+
+    private func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard let source = chunk.baseAddress, !chunk.isEmpty else { return true }
+        let needed = count + chunk.count
+        // Doubling (from 16 KiB) when the length was not declared: amortised copies stay linear.
+        if needed > capacity, !reserve(max(needed, min(max(capacity * 2, 16 * 1024), Int(clamping: limit)))) {
+            return false
+        }
+        guard let target = bytes else { return false }
+        (target + count).copyMemory(from: source, byteCount: chunk.count)
+        count = needed
+        return true
     }
 }
 
 /// The engine's side of a streamed body, for one transfer: whether this response's body
 /// streams (a redirect's or a failed status's does not), and what the transfer driver needs to
 /// pause, resume and time the stream. Touched only by the thread that performs the transfer.
-final class StreamReceiver {
+final class StreamReceiver: BodySink {
     let body: StreamingBody
     /// The request's time-out: it bounds the wait for the head only.
     let headTimeout: Duration
@@ -31,11 +131,6 @@ final class StreamReceiver {
     var announced = false
     /// The write callback paused the transfer (the consumer's buffer was full).
     var isPaused = false
-    /// A kept body (an error's) reached its limit: the transfer was cut there on purpose.
-    var cutShort = false
-    /// The most bytes of a body that does not stream kept in memory (a redirect's: all of it,
-    /// within the session's `maxResponseSize`).
-    private(set) var memoryLimit = Int64.max
     /// The last time a body byte arrived (or the transfer resumed).
     var lastActivity = ContinuousClock.now
 
@@ -45,38 +140,44 @@ final class StreamReceiver {
         self.stallTimeout = .milliseconds(CurlEngine.milliseconds(stallTimeout))
     }
 
-    /// The head of the final response arrived.
-    func begin(status: Int, headers: HTTPHeaders) {
+    /// The head of the final response arrived. A body that does not stream is kept in memory:
+    /// a redirect's whole (within the session's `maxResponseSize`), an error's first 64 KiB.
+    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? {
         headSeen = true
         lastActivity = .now
         streamsBody = body.streams(status: status, headers: headers)
         if !streamsBody, !(200..<300).contains(status), !RedirectRule.isRedirect(status) {
-            memoryLimit = Int64(StreamingBody.errorBodyLimit)
+            state.memory.cut = Int64(StreamingBody.errorBodyLimit)
         }
+        return nil
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
+        streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
     }
 
     /// A chunk for the consumer: the write callback's return value. libcurl hands over at most
     /// 16 KiB at a time; they are gathered into pieces of up to `pieceSize` (fewer hand-overs to
     /// another thread), and what a round of the driver gathered goes out at its end
     /// (`flushPending`), so nothing waits for more data to arrive.
-    func deliver(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> Int {
+    private func deliver(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
         if !pending.isEmpty, pending.count + bytes.count > Self.pieceSize {
             switch body.consumer.receive(pending, evenIfFull: false) {
             case .more:
                 pending = Data()
             case .pause:
                 isPaused = true
-                return ccurl_writefunc_pause()
+                return .pause
             case .stop:
                 pending = Data()
                 stopped(state)
-                return 0
+                return .abort
             }
         }
         if pending.isEmpty { pending.reserveCapacity(Self.pieceSize) }
         pending.append(contentsOf: bytes)
         lastActivity = .now
-        return bytes.count
+        return .proceed
     }
 
     /// Hands the gathered bytes to the consumer (whatever its buffer holds: at most one piece

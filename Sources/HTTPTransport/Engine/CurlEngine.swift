@@ -93,9 +93,9 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         }
         transfer.state.mayResend = request.mayBeResentByLibcurl
         if let streaming = request.streaming {
-            transfer.state.sink = .stream(StreamReceiver(
+            transfer.state.stream = StreamReceiver(
                 body: streaming, headTimeout: request.timeout,
-                stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout)))
+                stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout))
         }
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
         transfer.state.pinCheck = pinCheck
@@ -123,7 +123,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let state = transfer.state
         let metrics = collectMetrics(transfer.handle)
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
-        guard code == CURLE_OK || state.stream?.cutShort == true, state.storedError == nil else {
+        guard code == CURLE_OK || state.memory.cutShort, state.storedError == nil else {
             state.download?.abandon()
             let error = CurlErrorMapping.failure(of: transfer, code: code, request: request,
                                                  connectionOptions: connectionOptions)

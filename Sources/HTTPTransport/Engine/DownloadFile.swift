@@ -306,3 +306,20 @@ struct ContentRange: Equatable {
         return Int64(digits)
     }
 }
+
+/// A download's body goes to its file once `beginBody` accepted the response; a body it does
+/// not write (a failed status's) is kept in memory, within the session's limit.
+extension DownloadFile: BodySink {
+    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? {
+        beginBody(status: status, headers: headers)
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
+        guard isWritingBody else { return state.memory.receive(bytes, state: state) }
+        if let error = write(bytes) {
+            state.storedError = error
+            return .abort
+        }
+        return .proceed
+    }
+}

@@ -29,24 +29,22 @@ final class TransferState {
     var headers: HTTPHeaders { HTTPHeaders(received: headerLines) }
     /// `true` once the blank line ending the (final) header block arrived.
     @exclusivity(unchecked) var headersComplete = false
-    /// The body received so far: malloc'd memory, grown by `realloc`, handed over as `Data`
-    /// without a copy by `takeBody()`.
-    @exclusivity(unchecked) private var bodyBytes: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) private var bodyCount = 0
-    @exclusivity(unchecked) private(set) var bodyCapacity = 0
-    @exclusivity(unchecked) var receivedBytes: Int64 = 0
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
     @exclusivity(unchecked) var storedError: HTTPTransportError?
 
-    /// Where the body goes (memory unless the request downloads to a file or streams).
-    @exclusivity(unchecked) var sink = BodySink.memory
+    /// The body in memory: the response's, unless it goes to a file or streams, and then the
+    /// kept body of a response whose body does not (an error's, a redirect's).
+    let memory: MemoryBody
+    /// Where the body goes (`BodySink`).
+    @exclusivity(unchecked) private(set) var sink: any BodySink
     /// The file the body is written to, when it is.
-    var download: DownloadFile? {
-        get { if case .file(let file) = sink { file } else { nil } }
-        set { sink = newValue.map(BodySink.file) ?? .memory }
+    @exclusivity(unchecked) var download: DownloadFile? {
+        didSet { sink = download ?? memory }
     }
     /// The streamed body's receiver, when the body streams.
-    var stream: StreamReceiver? { if case .stream(let receiver) = sink { receiver } else { nil } }
+    @exclusivity(unchecked) var stream: StreamReceiver? {
+        didSet { sink = stream ?? memory }
+    }
     @exclusivity(unchecked) private var lastProgressReport: ContinuousClock.Instant?
 
     // Upload source
@@ -68,6 +66,8 @@ final class TransferState {
 
     init(maxResponseSize: Int64, control: TransferControl, requestURL: String, handle: EasyHandle? = nil) {
         self.maxResponseSize = maxResponseSize
+        memory = MemoryBody(limit: maxResponseSize)
+        sink = memory
         self.control = control
         self.requestURL = requestURL
         self.handle = handle
@@ -78,7 +78,6 @@ final class TransferState {
         if let handle, handle.transferSlot.pointee == opaque { handle.transferSlot.pointee = nil }
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
-        free(bodyBytes)
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -134,12 +133,9 @@ final class TransferState {
         let end = bytes.count
         let colon = end > 14 && bytes[14] == 0x3A ? 14 : end > 16 && bytes[16] == 0x3A ? 16 : 0  // ":"
         guard colon > 0 else { return }
-        if sink.isMemory, Self.hasName("content-length", bytes, colon: colon),
-           let length = Self.decimal(bytes, from: colon + 1, to: end), length <= maxResponseSize, length > 0 {
-            // A declared length is a promise the server need not keep: only a small part of it is
-            // reserved up front (a hostile 100 MB declaration reserves 256 KiB), the rest grows
-            // as the bytes arrive.
-            _ = reserveBody(Int(min(length, Self.declaredLengthReservation)))
+        if sink === memory, Self.hasName("content-length", bytes, colon: colon),
+           let length = Self.decimal(bytes, from: colon + 1, to: end) {
+            memory.expect(length: length)
         }
         if handle != nil, (statusCode ?? 0) >= 200, Self.hasName("content-encoding", bytes, colon: colon) {
             passUnknownContentCodingThrough(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)..<end]))
@@ -176,106 +172,28 @@ final class TransferState {
 
     /// The final response's head arrived: the sink learns its status.
     private func beginBody(status: Int) {
-        switch sink {
-        case .memory: break
-        case .file(let download):
-            if let error = download.beginBody(status: status, headers: headers) { storedError = error }
-        case .stream(let receiver): receiver.begin(status: status, headers: headers)
-        }
+        if let error = sink.begin(status: status, headers: headers, state: self) { storedError = error }
     }
 
-    /// Returns the number of bytes taken (or libcurl's pause value); anything else makes libcurl abort.
+    /// A chunk of the body for the sink. Returns the number of bytes taken (or libcurl's pause
+    /// value); anything else makes libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if storedError != nil { return 0 }
-        switch sink {
-        case .file(let download) where download.isWritingBody:
-            receivedBytes += Int64(bytes.count)
-            if let error = download.write(bytes) {
-                storedError = error
-                return 0
-            }
-            return bytes.count
-        case .stream(let receiver):
-            if receiver.streamsBody {
-                let taken = receiver.deliver(bytes, state: self)
-                if taken == bytes.count { receivedBytes += Int64(taken) }
-                return taken
-            }
-            return keepBody(bytes, limit: receiver.memoryLimit, cutShort: &receiver.cutShort)
-        default:
-            receivedBytes += Int64(bytes.count)
-            return appendToMemory(bytes)
+        switch sink.receive(bytes, state: self) {
+        case .proceed: return bytes.count
+        case .pause: return ccurl_writefunc_pause()
+        case .abort: return 0
         }
     }
 
-    /// A body that does not stream, kept up to `limit` bytes: the rest is not needed, so the
-    /// transfer ends there (`cutShort`; the response is complete as far as it matters).
-    private func keepBody(_ bytes: UnsafeRawBufferPointer, limit: Int64, cutShort: inout Bool) -> Int {
-        let room = max(0, limit - receivedBytes)
-        guard Int64(bytes.count) > room else {
-            receivedBytes += Int64(bytes.count)
-            return appendToMemory(bytes)
-        }
-        let kept = UnsafeRawBufferPointer(rebasing: bytes[0..<Int(room)])
-        receivedBytes += room
-        guard appendToMemory(kept) == kept.count else { return 0 }
-        cutShort = true
-        return 0
-    }
+    /// Whether any body byte arrived in memory.
+    var hasBody: Bool { memory.count > 0 }
 
-    /// Appends to the body in memory, within the session's `maxResponseSize`.
-    private func appendToMemory(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if receivedBytes > maxResponseSize {
-            storedError = HTTPTransportError(
-                code: .responseTooLarge,
-                message: "The response body passed the session's limit of \(maxResponseSize) bytes.",
-                url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
-            return 0
-        }
-        guard appendBody(bytes) else {
-            storedError = HTTPTransportError(
-                code: .responseTooLarge, message: "No memory for a response body of \(receivedBytes) bytes.",
-                url: requestURL, httpStatusCode: statusCode.map(HTTPStatusCode.init(rawValue:)), responseHeaders: headers)
-            return 0
-        }
-        return bytes.count
-    }
+    /// The body in memory as `Data`, which takes over the memory.
+    func takeBody() -> Data { memory.take() }
 
-    /// Whether any body byte arrived (in memory).
-    var hasBody: Bool { bodyCount > 0 }
-
-    /// The body as `Data`, which takes over the memory (the state keeps none of it).
-    func takeBody() -> Data {
-        guard var bytes = bodyBytes, bodyCount > 0 else { return Data() }
-        // A grown buffer gives back its unused tail (in place), so kept responses hold no slack.
-        if bodyCapacity - bodyCount > 4096, let shrunk = realloc(bytes, bodyCount) { bytes = shrunk }
-        bodyBytes = nil
-        defer { bodyCount = 0; bodyCapacity = 0 }
-        return Data(bytesNoCopy: bytes, count: bodyCount, deallocator: .free)
-    }
-
-    /// Makes room for `capacity` bytes in all; `false` when memory is short.
-    private func reserveBody(_ capacity: Int) -> Bool {
-        guard capacity > bodyCapacity else { return true }
-        guard let grown = realloc(bodyBytes, capacity) else { return false }
-        bodyBytes = grown
-        bodyCapacity = capacity
-        return true
-    }
-
-    private func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return true }
-        let needed = bodyCount + bytes.count
-        // Doubling (from 16 KiB) when the length was not declared: amortised copies stay linear.
-        if needed > bodyCapacity,
-           !reserveBody(max(needed, min(max(bodyCapacity * 2, 16 * 1024), Int(clamping: maxResponseSize)))) {
-            return false
-        }
-        guard let target = bodyBytes else { return false }
-        (target + bodyCount).copyMemory(from: source, byteCount: bytes.count)
-        bodyCount = needed
-        return true
-    }
+    /// The memory reserved for the body so far.
+    var bodyCapacity: Int { memory.capacity }
 
     // MARK: Upload
 
