@@ -105,6 +105,7 @@ final class CookieConformanceTests: XCTestCase {
 enum CookieTestSupport {
     /// `Tests/Conformance/http-state`, found from this file's location.
     static let conformanceDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/HTTPTransportTests/Cookies
         .deletingLastPathComponent()  // Tests/HTTPTransportTests
         .deletingLastPathComponent()  // Tests
         .appendingPathComponent("Conformance/http-state")
