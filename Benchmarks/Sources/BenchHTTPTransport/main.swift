@@ -7,7 +7,9 @@
 // The fan-out workload (fanout.sh) sends its GETs as async sends in one task group, or with
 // `--api requests` as one `send(requests:)`; `--max-transfers N` sets the session's
 // `maxConcurrentTransfers` (default: the library's), `--http 1.1` or `--http 2` the HTTP version
-// (2: HTTP/2 over TLS by ALPN), `--ca PEM` the root the server's certificate is checked against.
+// (2: HTTP/2 over TLS by ALPN), `--ca PEM` the root the server's certificate is checked against,
+// `--max-host-connections N` the session's `maxConnectionsPerHost`. The get workload with
+// `--api loop` sends each GET through the session's transfer loop (`send(requests:)` of one).
 // The command line is BenchSupport's.
 import BenchSupport
 import Foundation
@@ -131,6 +133,10 @@ let http2AfterWarmUp = http2Responses.total
 
 let timed: Timed
 switch arguments.workload {
+case .get where arguments.options["api"] == "loop":
+    // Each blocking GET through the session's transfer loop (a fan-out of one), to compare with
+    // the blocking send on the calling thread.
+    timed = timeSequential(arguments.count) { check(transport.send(requests: [getRequest])[0]) }
 case .get:
     timed = timeSequential(arguments.count) { check(transport.send(request: getRequest)) }
 case .post:
