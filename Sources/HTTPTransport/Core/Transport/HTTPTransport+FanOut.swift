@@ -16,7 +16,9 @@ extension HTTPTransport {
     /// `session` runs it on that session.
     ///
     /// The exchanges run on the session's transfer loop, as async sends do (see "Concurrency" in
-    /// the README): none holds a thread while it waits, and the calling thread only waits.
+    /// the README): none holds a thread while it waits, and the calling thread only waits. Don't
+    /// call it from an interceptor of an async send of the same session: the waiting call would
+    /// hold one of the session's executor threads while its requests need them.
     public func send(requests: [any HTTPRequestEnvelope]) -> [Result] {
         guard !requests.isEmpty else { return [] }
         let results = FanOutResults(count: requests.count)
