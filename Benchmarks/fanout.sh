@@ -12,6 +12,7 @@
 #            (b-async) HTTPTransport async sends in one task group, maxConcurrentTransfers = N;
 #            (b-async-default) the same with the default maxConcurrentTransfers;
 #            (b-fanout) HTTPTransport send(requests:) with N requests, maxConcurrentTransfers = N;
+#            (b-fanout-default) the same with the default maxConcurrentTransfers;
 #            (e) AsyncHTTPClient, its default pool (8 HTTP/1 connections per host);
 #            (e+) AsyncHTTPClient, its per-host connection limit raised to N;
 #            (d) URLSession (FoundationNetworking) data(for:) in one task group,
@@ -35,7 +36,7 @@
 # root) and restores it, and counts the kernel's listen drops during each run of workload A.
 #
 # Environment: REPS=N (default 3), NS="100 1000 10000", QUICK=1 (REPS=1, NS="100 1000"),
-#              CLIENTS="m m-socket b-async b-async-default b-fanout e e+ d", H2_N=1000,
+#              CLIENTS="m m-socket b-async b-async-default b-fanout b-fanout-default e e+ d", H2_N=1000,
 #              H2_CLIENTS="m m8 b b8 e e+", WORKLOADS="A B", TIMEOUT=120 (seconds per run),
 #              DELAY_MS=100, H2_STREAMS=N, KEEP=1 (keep the work directory and raw results).
 set -euo pipefail
@@ -50,7 +51,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 else
     REPS=${REPS:-3}; NS=${NS:-"100 1000 10000"}
 fi
-CLIENTS=${CLIENTS:-"m m-socket b-async b-async-default b-fanout e e+ d"}
+CLIENTS=${CLIENTS:-"m m-socket b-async b-async-default b-fanout b-fanout-default e e+ d"}
 H2_CLIENTS=${H2_CLIENTS:-"m m8 b b8 e e+"}
 H2_N=${H2_N:-1000}
 WORKLOADS=${WORKLOADS:-"A B"}
@@ -148,6 +149,7 @@ fanout_command() {  # $1 client, $2 base URL, $3 N
         b-async) echo "$BIN/BenchHTTPTransport fanout $2 $3 --max-transfers $3" ;;
         b-async-default) echo "$BIN/BenchHTTPTransport fanout $2 $3" ;;
         b-fanout) echo "$BIN/BenchHTTPTransport fanout $2 $3 --api requests --max-transfers $3" ;;
+        b-fanout-default) echo "$BIN/BenchHTTPTransport fanout $2 $3 --api requests" ;;
         e) echo "$BIN/BenchAsyncHTTPClient fanout $2 $3" ;;
         e+) echo "$BIN/BenchAsyncHTTPClient fanout $2 $3 --pool $3" ;;
         d) echo "$BIN/BenchURLSession fanout $2 $3" ;;
@@ -270,7 +272,8 @@ path, reps, timeout, delay = sys.argv[1:]
 rows = [json.loads(line) for line in open(path) if line.strip()]
 names = {"m": "(m) C, libcurl multi", "m-socket": "(m-socket) C, libcurl multi_socket_action + epoll", "m8": "(m8) C, libcurl multi, 8 connections per host", "b-async": "(b-async) HTTPTransport async, maxConcurrentTransfers = N",
          "b-async-default": "(b-async) HTTPTransport async, default maxConcurrentTransfers",
-         "b-fanout": "(b-fanout) HTTPTransport send(requests:)", "b": "(b) HTTPTransport async",
+         "b-fanout": "(b-fanout) HTTPTransport send(requests:), maxConcurrentTransfers = N",
+         "b-fanout-default": "(b-fanout) HTTPTransport send(requests:), default maxConcurrentTransfers", "b": "(b) HTTPTransport async",
          "b8": "(b8) HTTPTransport async, maxConnectionsPerHost = 8",
          "e": "(e) AsyncHTTPClient, default pool", "e+": "(e+) AsyncHTTPClient, per-host limit N",
          "d": "(d) URLSession data(for:)"}

@@ -10,12 +10,15 @@ extension CurlEngine: LoopEngine {
         let transfer: CurlTransfer
         do {
             transfer = try prepare(request, control: control)
-            try transfer.handle.set(CURLOPT_PIPEWAIT, waitsToMultiplex(request.url))
-        } catch let error as HTTPTransportError {
-            return RawResponse(request: request, error: error)
         } catch {
+            return RawResponse(request: request, error: error)
+        }
+        do {
+            try transfer.handle.set(CURLOPT_PIPEWAIT, waitsToMultiplex(request.url))
+        } catch {
+            finish(transfer, code: CURLE_FAILED_INIT)
             return RawResponse(request: request, error: HTTPTransportError(
-                code: .other, message: "\(error)", url: request.url.absoluteString))
+                code: .other, message: error.message, url: request.url.absoluteString, curlCode: Int(error.code.rawValue)))
         }
         transfer.handle.connectionContext.beginTransfer()
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,

@@ -166,7 +166,11 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
     /// A handle goes back to the pool only after a transfer that succeeded: a failed one may
     /// leave libcurl state behind (a receive buffer after a failed name lookup makes later
     /// option changes fail), and rarely holds a live connection anyway.
+    ///
+    /// The handle forgets the transfer's state first, on the thread that still owns it: once
+    /// checked in, another thread may take the handle and point it at its own transfer.
     func finish(_ transfer: CurlTransfer, code: CURLcode) {
+        transfer.handle.transferSlot.pointee = nil
         if code == CURLE_OK { pool.checkIn(transfer.handle) }
     }
 

@@ -101,6 +101,10 @@ final class TransferLoop: @unchecked Sendable {
         lock.lock()
         let state = threadState
         if state == .notStarted { threadState = .running }
+        // One wake-up per batch: the loop takes every submitted transfer at once, and each of
+        // its rounds visits every transfer it holds (curl_multi_perform), so a burst of
+        // submissions must not make a round each.
+        let wakes = submitted.isEmpty
         if state == .notStarted || state == .running { submitted.append(transfer) }
         lock.unlock()
         switch state {
@@ -110,7 +114,7 @@ final class TransferLoop: @unchecked Sendable {
             thread.start()
             return true
         case .running:
-            _ = curl_multi_wakeup(multi)
+            if wakes { _ = curl_multi_wakeup(multi) }
             return true
         case .stopping, .stopped:
             return false

@@ -74,8 +74,7 @@ final class TransferState {
     }
 
     deinit {
-        // No callback of a later transfer on the handle finds this state.
-        if let handle, handle.transferSlot.pointee == opaque { handle.transferSlot.pointee = nil }
+        // (The handle forgot this state in `CurlEngine.finish`: by now another thread may own it.)
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
     }
