@@ -70,7 +70,7 @@ final class CurlEngine: HTTPEngine {
         options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
-            handle.transferSlot.pointee = transfer.state.opaque
+            handle.transferSlot.pointee.state = transfer.state.opaque
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }
@@ -190,7 +190,7 @@ final class CurlEngine: HTTPEngine {
             try handle.set(CURLOPT_TCP_KEEPALIVE, true)
             try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
-            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, curlHeaderCallback, curlReadCallback,
+            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, ccurl_header_callback, curlReadCallback,
                                                  curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
             try handle.check(ccurl_set_prereq_callback(handle.curl, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
             try setTrustStore(on: handle)
