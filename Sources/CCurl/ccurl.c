@@ -74,6 +74,48 @@ CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     return code;
 }
 
+void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
+    if (length == 0 || lines->count + length >= UINT32_MAX) return;
+    size_t needed = lines->count + length + 1;
+    if (needed > lines->capacity) {
+        size_t capacity = lines->capacity ? 2 * lines->capacity : 512;
+        if (capacity < needed) capacity = needed;
+        unsigned char *grown = realloc(lines->bytes, capacity);
+        if (grown == NULL) return;
+        lines->bytes = grown;
+        lines->capacity = capacity;
+    }
+    if (line[0] == ' ' || line[0] == '\t') lines->has_fold = 1;
+    memcpy(lines->bytes + lines->count, line, length);
+    lines->bytes[needed - 1] = '\n';
+    lines->count = needed;
+}
+
+void ccurl_header_lines_clear(ccurl_header_lines *lines) {
+    lines->count = 0;
+    lines->has_fold = 0;
+}
+
+void ccurl_header_lines_free(ccurl_header_lines *lines) {
+    free(lines->bytes);
+    lines->bytes = NULL;
+    lines->count = lines->capacity = 0;
+    lines->has_fold = 0;
+}
+
+size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata) {
+    ccurl_callback_slot *slot = userdata;
+    size_t length = size * count, end = length;
+    while (end > 0 && (buffer[end - 1] == '\n' || buffer[end - 1] == '\r')) end--;
+    // Content-Length and Content-Encoding are known by the colon after their 14 or 16 letters.
+    int before_body = end > 14 && (buffer[0] | 0x20) == 'c' && (buffer[14] == ':' || (end > 16 && buffer[16] == ':'));
+    if (slot->state == NULL || slot->lines == NULL || end == 0 || buffer[0] == 'H' || before_body) {
+        return slot->header(buffer, size, count, userdata);
+    }
+    ccurl_header_lines_append(slot->lines, buffer, end);
+    return length;
+}
+
 CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }

@@ -61,6 +61,39 @@ CURLcode ccurl_unpause(CURL *handle);
 /// curl_multi_setopt for a `long` option (e.g. CURLMOPT_PIPELINING, CURLMOPT_MAX_HOST_CONNECTIONS).
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+// MARK: - Received header lines (the header callback's fast path)
+
+/// A response's header lines as received: each without its CR LF and ended with '\n', in one
+/// buffer grown by doubling. `has_fold`: a line starts with a space or a tab (obs-fold).
+typedef struct ccurl_header_lines {
+    unsigned char *bytes;
+    size_t count, capacity;
+    int has_fold;
+} ccurl_header_lines;
+
+/// Appends one line (`length` bytes, without its CR LF). A line that would take the buffer
+/// past 4 GiB, or for which memory ran out, is dropped.
+void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length);
+/// Empties the buffer, keeping its memory for the next block.
+void ccurl_header_lines_clear(ccurl_header_lines *lines);
+/// Frees the buffer's memory.
+void ccurl_header_lines_free(ccurl_header_lines *lines);
+
+/// What every callback of a handle gets as its user data: the running transfer's state (the
+/// first member, so the user data read as a `void *` is it), the transfer's header lines, and
+/// the header callback for the lines that need the state.
+typedef struct ccurl_callback_slot {
+    void *state;
+    ccurl_header_lines *lines;
+    ccurl_data_callback header;
+} ccurl_callback_slot;
+
+/// The header callback (CURLOPT_HEADERFUNCTION) for a handle whose user data is a
+/// ccurl_callback_slot: an ordinary header line is appended to `slot->lines` here, in C; a
+/// blank line, a line starting with "H" (a status line) and a line that may be Content-Length
+/// or Content-Encoding (acted on before the body) go to `slot->header`, which appends them.
+size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata);
+
 // MARK: - Transfer information
 
 /// The figures of the last transfer, read in one call (times in microseconds; 0 when unknown).

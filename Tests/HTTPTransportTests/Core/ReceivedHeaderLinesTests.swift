@@ -6,10 +6,14 @@ import XCTest
 /// the lines make when appended one by one (`ReceivedHeaderBlock.appendingEachLine(of:)`):
 /// the same count, fields in order, values and presence for every name in any case.
 final class ReceivedHeaderLinesTests: XCTestCase {
+    /// The lines as the header callback leaves them (`ccurl_header_lines_append`): each ended
+    /// with "\n", empty ones dropped, and whether one is an obs-fold line.
     private func raw(_ lines: [[UInt8]]) -> ReceivedHeaderLines {
-        var raw = ReceivedHeaderLines()
-        for line in lines { line.withUnsafeBytes { raw.append($0) } }
-        return raw
+        let kept = lines.filter { !$0.isEmpty }
+        let bytes = Array(kept.map { $0 + [0x0A] }.joined())
+        return bytes.withUnsafeBytes {
+            ReceivedHeaderLines(copying: $0, hasFold: kept.contains { $0[0] == 0x20 || $0[0] == 0x09 })
+        }
     }
 
     private func assertBothPathsRead(_ lines: [[UInt8]], alsoAsking names: [String] = [],
@@ -53,6 +57,37 @@ final class ReceivedHeaderLinesTests: XCTestCase {
         for _ in 0..<1000 {
             let lines = (0..<next(6)).map { _ in (0..<(1 + next(10))).map { _ in alphabet[next(alphabet.count)] } }
             assertBothPathsRead(lines, alsoAsking: ["a", "A-a", "\u{E9}"])
+        }
+    }
+
+    /// libcurl's header callback is C's `ccurl_header_callback`, which appends ordinary lines
+    /// itself and hands the others to the Swift callback: it must leave a transfer exactly as
+    /// the Swift callback alone does (`TransferState.receiveHeaderLine` for every line).
+    func testTheCHeaderCallbackLeavesWhatTheSwiftCallbackLeaves() throws {
+        let blocks: [[String]] = [
+            ["HTTP/1.1 200 OK", "Server: nginx", "Content-Type: text/plain", "Content-Length: 5", "connection: close",
+             "X-Folded: a", "  b", "\tc", "a line without a colon", "HTTP/1.1 200 inside: x", "cache-control: no-cache",
+             "Content-Encoding: gzip", "", "X-Trailer: t", ""],
+            ["HTTP/1.1 100 Continue", "X-Interim: 1", "", "HTTP/1.1 201 Created", "Location: /x", "C: 3", ""],
+            ["  stray before the status", "HTTP/2 204", "hTTP-ish: y", "H: 1", ""],
+            ["HTTP/1.1 200 OK", "Cut: short"],
+        ]
+        for block in blocks {
+            let handle = try XCTUnwrap(EasyHandle())
+            let viaC = TransferState(maxResponseSize: 1 << 20, control: TransferControl(), requestURL: "http://127.0.0.1/",
+                                     handle: handle)
+            handle.transferSlot.pointee.state = viaC.opaque
+            let swiftOnly = TransferState(maxResponseSize: 1 << 20, control: TransferControl(), requestURL: "http://127.0.0.1/")
+            for line in block {
+                var bytes = Array((line + "\r\n").utf8)
+                XCTAssertEqual(bytes.withUnsafeMutableBytes { handle.deliverHeaderLine($0) }, bytes.count)
+                bytes.withUnsafeBytes { swiftOnly.receiveHeaderLine($0) }
+            }
+            XCTAssertEqual(viaC.statusCode, swiftOnly.statusCode, "\(block)")
+            XCTAssertEqual(viaC.headersComplete, swiftOnly.headersComplete, "\(block)")
+            XCTAssertEqual(viaC.headers.fields, swiftOnly.headers.fields, "\(block)")
+            XCTAssertEqual(viaC.headers.count, swiftOnly.headers.count, "\(block)")
+            XCTAssertEqual(viaC.bodyCapacity, swiftOnly.bodyCapacity, "\(block)")
         }
     }
 

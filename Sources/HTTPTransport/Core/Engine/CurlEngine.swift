@@ -75,7 +75,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
-            handle.transferSlot.pointee = transfer.state.opaque
+            handle.transferSlot.pointee.state = transfer.state.opaque
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }
@@ -170,7 +170,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
     /// The handle forgets the transfer's state first, on the thread that still owns it: once
     /// checked in, another thread may take the handle and point it at its own transfer.
     func finish(_ transfer: CurlTransfer, code: CURLcode) {
-        transfer.handle.transferSlot.pointee = nil
+        transfer.handle.transferSlot.pointee.state = nil
         if code == CURLE_OK { pool.checkIn(transfer.handle) }
     }
 
@@ -190,7 +190,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             try handle.set(CURLOPT_TCP_KEEPALIVE, true)
             try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
-            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, curlHeaderCallback, curlReadCallback,
+            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, ccurl_header_callback, curlReadCallback,
                                                  curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
             try handle.check(ccurl_set_prereq_callback(handle.curl, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
             try setTrustStore(on: handle)

@@ -21,10 +21,13 @@ final class EasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) private var multiHandle: UnsafeMutableRawPointer?
     /// What the session-level connection options keep per handle (ConnectionOptions.swift).
     let connectionContext = ConnectionContext()
-    /// Where libcurl's callbacks find the running transfer's state: every callback of the
-    /// handle gets this slot as its user data, set once here, and each transfer puts its state
-    /// in it (one store, instead of setting six user-data options on every transfer).
-    let transferSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// Where libcurl's callbacks find the running transfer: every callback of the handle gets
+    /// this slot as its user data, set once here, and each transfer puts its state in it (one
+    /// store, instead of setting six user-data options on every transfer).
+    let transferSlot: UnsafeMutablePointer<ccurl_callback_slot>
+    /// The header lines of the handle's transfer, which the C header callback appends to
+    /// (`ccurl_header_callback`); the memory stays from one transfer to the next.
+    let headerLines: UnsafeMutablePointer<ccurl_header_lines>
 
     init?() {
         ccurl_global_init()
@@ -33,8 +36,10 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+        headerLines = .allocate(capacity: 1)
+        headerLines.initialize(to: ccurl_header_lines())
         transferSlot = .allocate(capacity: 1)
-        transferSlot.initialize(to: nil)
+        transferSlot.initialize(to: ccurl_callback_slot(state: nil, lines: headerLines, header: curlHeaderCallback))
         _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
     }
 
@@ -44,6 +49,13 @@ final class EasyHandle: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         transferSlot.deallocate()
+        ccurl_header_lines_free(headerLines)
+        headerLines.deallocate()
+    }
+
+    /// Hands one header line to the handle's header callback, as libcurl does during a transfer.
+    func deliverHeaderLine(_ line: UnsafeMutableRawBufferPointer) -> Int {
+        ccurl_header_callback(line.baseAddress?.assumingMemoryBound(to: CChar.self), 1, line.count, transferSlot)
     }
 
     /// Starts a transfer: a new number for its resources, and an empty error buffer.

@@ -23,10 +23,16 @@ final class TransferState {
     @exclusivity(unchecked) var statusCode: Int?
     /// `true` between a status line and the blank line ending its header block.
     @exclusivity(unchecked) private var inHeaderBlock = false
-    /// The header lines of the current response, as bytes (indexed and decoded only when read).
-    @exclusivity(unchecked) private var headerLines = ReceivedHeaderLines()
-    /// The headers received so far.
-    var headers: HTTPHeaders { HTTPHeaders(received: headerLines) }
+    /// The header lines of the current response, as bytes (split and decoded only when read):
+    /// the handle's, which its C header callback appends ordinary lines to, or the state's own
+    /// without a handle.
+    private let headerLines: UnsafeMutablePointer<ccurl_header_lines>
+    /// The headers received so far (a copy of the lines: later lines do not change them).
+    var headers: HTTPHeaders {
+        let lines = headerLines.pointee
+        return HTTPHeaders(received: ReceivedHeaderLines(copying: UnsafeRawBufferPointer(start: lines.bytes, count: lines.count),
+                                                         hasFold: lines.has_fold != 0))
+    }
     /// `true` once the blank line ending the (final) header block arrived.
     @exclusivity(unchecked) var headersComplete = false
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
@@ -71,10 +77,22 @@ final class TransferState {
         self.control = control
         self.requestURL = requestURL
         self.handle = handle
+        if let handle {
+            headerLines = handle.headerLines
+            ccurl_header_lines_clear(headerLines)
+        } else {
+            headerLines = .allocate(capacity: 1)
+            headerLines.initialize(to: ccurl_header_lines())
+        }
     }
 
     deinit {
-        // (The handle forgot this state in `CurlEngine.finish`: by now another thread may own it.)
+        // (The handle forgot this state in `CurlEngine.finish`, on the thread that owned it: by
+        // now another thread may own the handle.) Header lines of their own, without a handle.
+        if handle == nil {
+            ccurl_header_lines_free(headerLines)
+            headerLines.deallocate()
+        }
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
     }
@@ -92,10 +110,12 @@ final class TransferState {
 
     // MARK: Headers
 
-    /// One header line from libcurl's header callback, copied as it is into the block's buffer
-    /// (`ReceivedHeaderLines`), which is split into names and values only when the headers are
-    /// read. Only the status line, the blank line ending a block and the two headers that
-    /// matter before the body (`beforeBody`) are looked at here.
+    /// One header line, copied as it is into the block's buffer (`ccurl_header_lines`), which is
+    /// split into names and values only when the headers are read (`ReceivedHeaderLines`). Only
+    /// the status line, the blank line ending a block and the two headers that matter before
+    /// the body (`beforeBody`) are looked at here. libcurl's header callback is C's
+    /// `ccurl_header_callback`, which appends every other line itself and hands these here (the
+    /// fast path: it does what this function does with such a line, without Swift).
     ///
     /// Why not `curl_easy_header`/`curl_easy_nextheader` after the transfer: libcurl 7.88 counts
     /// the headers of the same name on every `curl_easy_nextheader` call, so reading them all
@@ -114,7 +134,7 @@ final class TransferState {
         if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F,  // "HTTP/"
            startsResponse {
             // A status line: the first, or the final response's after an interim 1xx block.
-            headerLines = ReceivedHeaderLines()
+            ccurl_header_lines_clear(headerLines)
             headersComplete = false
             inHeaderBlock = true
             statusCode = Self.statusCode(bytes, end: end)
@@ -123,7 +143,7 @@ final class TransferState {
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
         // Content-Length and Content-Encoding both start with "c" (obs-fold lines with a space).
         if line[0] | 0x20 == 0x63 { beforeBody(line) }
-        headerLines.append(line)
+        ccurl_header_lines_append(headerLines, line.baseAddress?.assumingMemoryBound(to: CChar.self), line.count)
     }
 
     /// A `Content-Length` or `Content-Encoding` line, which the transfer acts on before the body.

@@ -140,74 +140,47 @@ struct ReceivedHeaderBlock: Sendable {
     }
 }
 
-/// A response's header lines as the header callback receives them: each line, without its
-/// CR LF, copied into one buffer and ended with `"\n"`, nothing else done per line; read (split
-/// at the colon, trimmed, names compared) only when asked.
+/// A response's header lines as the header callback received them: each line, without its
+/// CR LF and ended with `"\n"`, in one buffer (`ccurl_header_lines`, filled in C), nothing else
+/// done per line; read (split at the colon, trimmed, names compared) only when asked.
 ///
 /// This is the fast path of received headers: most sends never read most headers, and many
-/// never read any, so the callback does one copy a line and a read scans the buffer. Reads give
-/// exactly what the plain path gives, the block of `ReceivedHeaderBlock.appendingEachLine(of:)`
-/// (lines split and trimmed one by one into an index), which reads fall back to when a line is
-/// an obs-fold continuation (a value that is not one run of the bytes).
-///
-/// Sendable as a value: `base` is `storage`'s memory, which changes only while uniquely
-/// referenced, and a shared copy only reads it.
-struct ReceivedHeaderLines: @unchecked Sendable {
-    /// The bytes, in one malloc'd block; changed only while uniquely referenced (so sharing it
-    /// is safe, and no two accesses overlap).
-    private final class Storage: @unchecked Sendable {
-        let base: UnsafeMutableRawPointer?
-        let capacity: Int
+/// never read any, so a line costs one copy and a read scans the buffer. Reads give exactly
+/// what the plain path gives, the block of `ReceivedHeaderBlock.appendingEachLine(of:)` (lines
+/// split and trimmed one by one into an index), which reads fall back to when a line is an
+/// obs-fold continuation (a value that is not one run of the bytes).
+struct ReceivedHeaderLines: Sendable {
+    /// The bytes, in one malloc'd block, never changed once copied in.
+    private final class Storage: Sendable {
+        nonisolated(unsafe) let base: UnsafeMutableRawPointer
 
-        init(capacity: Int) {
-            base = malloc(capacity)
-            self.capacity = base == nil ? 0 : capacity
+        init?(copying bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress, let base = malloc(bytes.count) else { return nil }
+            base.copyMemory(from: source, byteCount: bytes.count)
+            self.base = base
         }
 
         deinit { free(base) }
     }
 
     private var storage: Storage?
-    /// The storage's memory and its size (read here, not through the storage, on every line).
-    private var base: UnsafeMutableRawPointer?
-    private var capacity = 0
-    /// The bytes used, every line and its `"\n"`.
+    /// The bytes, every line and its `"\n"`.
     private(set) var byteCount = 0
     /// Whether a line starts with a space or a tab (an obs-fold continuation).
     private(set) var hasFold = false
 
-    /// Adds one line (without its CR LF): one copy into the buffer, which grows by doubling from
-    /// room for a typical response's headers. A buffer past 4 GiB takes no more lines (as the
-    /// plain path's 32-bit offsets), nor does one whose memory ran out.
-    mutating func append(_ line: UnsafeRawBufferPointer) {
-        guard let source = line.baseAddress, !line.isEmpty, byteCount + line.count < Int(UInt32.max) else { return }
-        let needed = byteCount + line.count + 1
-        if needed > capacity || !isKnownUniquelyReferenced(&storage) {
-            guard grow(to: needed) else { return }
-        }
-        guard let base else { return }
-        if line[0] == 0x20 || line[0] == 0x09 { hasFold = true }
-        (base + byteCount).copyMemory(from: source, byteCount: line.count)
-        base.storeBytes(of: 0x0A, toByteOffset: needed - 1, as: UInt8.self)
-        byteCount = needed
-    }
-
-    /// A buffer of its own with room for `needed` bytes, the bytes so far copied over; `false`
-    /// (and the buffer as it was) when memory ran out.
-    private mutating func grow(to needed: Int) -> Bool {
-        let grown = Storage(capacity: max(needed, 2 * capacity, 512))
-        guard let target = grown.base else { return false }
-        if let base, byteCount > 0 { target.copyMemory(from: base, byteCount: byteCount) }
-        storage = grown
-        base = target
-        capacity = grown.capacity
-        return true
+    /// A copy of `bytes`, lines each ended with `"\n"` (none when memory ran out).
+    init(copying bytes: UnsafeRawBufferPointer, hasFold: Bool) {
+        guard !bytes.isEmpty, let storage = Storage(copying: bytes) else { return }
+        self.storage = storage
+        byteCount = bytes.count
+        self.hasFold = hasFold
     }
 
     /// Runs `body` on the bytes.
     func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         withExtendedLifetime(storage) {
-            body(UnsafeBufferPointer(start: storage?.base?.assumingMemoryBound(to: UInt8.self), count: byteCount))
+            body(UnsafeBufferPointer(start: storage?.base.assumingMemoryBound(to: UInt8.self), count: byteCount))
         }
     }
 
