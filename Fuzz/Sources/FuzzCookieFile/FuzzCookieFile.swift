@@ -18,8 +18,8 @@ public func fuzzCookieFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         for cookie in loaded {
             Invariant.check(!cookie.domain.isEmpty && cookie.path.hasPrefix("/") && !cookie.name.isEmpty,
                             "malformed cookie loaded: \(Invariant.show(cookie))")
-            Invariant.check(!HostRules.hasControl(cookie.name.replacingOccurrences(of: "\t", with: ""))
-                                && !HostRules.hasControl(cookie.value.replacingOccurrences(of: "\t", with: ""))
+            Invariant.check(!HostRules.hasControlOtherThanTab(cookie.name)
+                                && !HostRules.hasControlOtherThanTab(cookie.value)
                                 && !cookie.name.utf8.contains(UInt8(ascii: ";")) && !cookie.value.utf8.contains(UInt8(ascii: ";")),
                             "unsendable cookie loaded: \(Invariant.show(cookie))")
         }

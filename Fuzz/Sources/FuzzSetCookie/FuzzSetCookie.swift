@@ -65,9 +65,9 @@ private let semicolon = UInt8(ascii: ";")
 private func checkWellFormed(_ cookie: Library.Cookie, header: String?) {
     let source = header.map { " from \(Invariant.show($0))" } ?? ""
     Invariant.check(!cookie.name.isEmpty, "empty cookie name\(source)")
-    Invariant.check(!HostRules.hasControl(cookie.name.replacingOccurrences(of: "\t", with: "")),
+    Invariant.check(!HostRules.hasControlOtherThanTab(cookie.name),
                     "control character in name \(Invariant.show(cookie.name))\(source)")
-    Invariant.check(!HostRules.hasControl(cookie.value.replacingOccurrences(of: "\t", with: "")),
+    Invariant.check(!HostRules.hasControlOtherThanTab(cookie.value),
                     "control character in value \(Invariant.show(cookie.value))\(source)")
     // The byte, not the Character: U+037E GREEK QUESTION MARK is canonically equivalent to `;`
     // (so `contains(";")` finds it), yet it goes on the wire as CD BE and splits nothing.

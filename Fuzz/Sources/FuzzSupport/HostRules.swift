@@ -24,6 +24,12 @@ public enum HostRules {
         text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
+    /// The same, HTAB allowed. (On the bytes: a tab followed by a combining mark is one
+    /// `Character`, which `replacingOccurrences(of: "\t", …)` does not match.)
+    public static func hasControlOtherThanTab(_ text: String) -> Bool {
+        text.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
     /// Whether the C library reads `text` as an IPv4 or IPv6 address (`inet_pton`).
     public static func isIPAddress(_ text: String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
