@@ -25,7 +25,7 @@ struct Worker: Sendable {
 
     func run(until deadline: Date) {
         while Date() < deadline {
-            let (fault, id, request) = Self.next()
+            let (fault, id, request) = next()
             let started = ContinuousClock.now
             record(fault, id, transport.send(request: request), since: started)
         }
@@ -34,7 +34,7 @@ struct Worker: Sendable {
     /// The same loop with async sends (on the session's transfer loop).
     func runAsync(until deadline: Date) async {
         while Date() < deadline {
-            let (fault, id, request) = Self.next()
+            let (fault, id, request) = next()
             let started = ContinuousClock.now
             let result: HTTPTransport.Result
             do throws(HTTPTransportError) {
@@ -47,7 +47,7 @@ struct Worker: Sendable {
     }
 
     /// A random fault, and the request that asks the server for it.
-    private static func next() -> (Fault, UInt64, HTTPRequest) {
+    private func next() -> (Fault, UInt64, HTTPRequest) {
         var generator = SystemRandomNumberGenerator()
         let fault = Fault.random(using: &generator)
         let id = UInt64.random(in: 1...UInt64.max, using: &generator)
