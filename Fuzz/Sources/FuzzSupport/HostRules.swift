@@ -19,13 +19,9 @@ public enum HostRules {
         host == domain || host.hasSuffix("." + domain)
     }
 
-    /// Whether any character is a C0 control (HTAB included) or DEL.
-    public static func hasControl(_ text: String) -> Bool {
-        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
-    }
-
-    /// The same, HTAB allowed. (On the bytes: a tab followed by a combining mark is one
-    /// `Character`, which `replacingOccurrences(of: "\t", …)` does not match.)
+    /// Whether any character is a C0 control other than HTAB, or DEL. (On the bytes: a tab
+    /// followed by a combining mark is one `Character`, which `replacingOccurrences(of: "\t", …)`
+    /// does not match.)
     public static func hasControlOtherThanTab(_ text: String) -> Bool {
         text.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }

@@ -19,7 +19,7 @@ struct CancellableTransfer: TransferDriver {
     static func perform(_ handle: EasyHandle, cancellation: CancellationHandle?, state: TransferState,
                         request: RawRequest, engine: CurlEngine) -> CURLcode {
         guard let multi = handle.multi() else { return curl_easy_perform(handle.curl) }
-        if cancellation?.isCancelled == true { return cancelled(state) }
+        if cancellation?.isCancelled == true { return state.cancelled() }
         guard curl_multi_add_handle(multi, handle.curl) == CURLM_OK else { return curl_easy_perform(handle.curl) }
         let waker = MultiWaker(multi: multi)
         let token = cancellation?.addWaker { waker.wake() }
@@ -38,10 +38,10 @@ struct CancellableTransfer: TransferDriver {
                 return code
             }
             if running == 0 { break }
-            if cancellation?.isCancelled == true { return cancelled(state) }
+            if cancellation?.isCancelled == true { return state.cancelled() }
             let wait = state.stream?.nextCheck(at: .now, started: started) ?? .seconds(1)
             _ = curl_multi_poll(multi, nil, 0, Int32((wait / .milliseconds(1)).rounded(.up)), nil)
-            if cancellation?.isCancelled == true { return cancelled(state) }
+            if cancellation?.isCancelled == true { return state.cancelled() }
         }
         var result = CURLE_OK
         var queued: Int32 = 0
@@ -79,13 +79,6 @@ struct CancellableTransfer: TransferDriver {
             guard stream.flushPending(state) else { return CURLE_ABORTED_BY_CALLBACK }
         }
         return nil
-    }
-
-    private static func cancelled(_ state: TransferState) -> CURLcode {
-        if state.storedError == nil {
-            state.storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: state.requestURL)
-        }
-        return CURLE_ABORTED_BY_CALLBACK
     }
 }
 

@@ -60,7 +60,7 @@ final class TransferLoop: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             transfer.install(continuation)
             if cancellation?.isCancelled == true {
-                transfer.finish(LoopTransfer.cancelled(transfer.state))
+                transfer.finish(transfer.state.cancelled())
             } else if !submit(transfer) {
                 transfer.state.storedError = HTTPTransportError(
                     code: .other, message: "The session's transfer loop has stopped.", url: transfer.state.requestURL)
@@ -143,7 +143,7 @@ final class TransferLoop: @unchecked Sendable {
             lock.unlock()
             for transfer in new { add(transfer) }
             for transfer in cancelling where running[transfer.handle.curl] === transfer {
-                remove(transfer, code: LoopTransfer.cancelled(transfer.state))
+                remove(transfer, code: transfer.state.cancelled())
             }
             var stillRunning: Int32 = 0
             if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
@@ -263,11 +263,4 @@ final class LoopTransfer: @unchecked Sendable {
 
     /// The code it ended with (read by the task after it resumed).
     var code: CURLcode { lock.withLock { result ?? CURLE_FAILED_INIT } }
-
-    static func cancelled(_ state: TransferState) -> CURLcode {
-        if state.storedError == nil {
-            state.storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: state.requestURL)
-        }
-        return CURLE_ABORTED_BY_CALLBACK
-    }
 }

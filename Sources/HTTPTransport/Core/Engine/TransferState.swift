@@ -254,6 +254,15 @@ final class TransferState {
 
     // MARK: Progress
 
+    /// The transfer ends because it was cancelled: says so, unless something already said why
+    /// it ended; the code for libcurl.
+    func cancelled() -> CURLcode {
+        if storedError == nil {
+            storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: requestURL)
+        }
+        return CURLE_ABORTED_BY_CALLBACK
+    }
+
     func progress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64, final: Bool = false) -> Bool {
         if let cancellation = control.cancellation, cancellation.isCancelled {
             storedError = HTTPTransportError(code: .cancelled, message: "The transfer was cancelled.", url: requestURL)

@@ -48,10 +48,10 @@ struct SendPipeline {
         retrier = nil
     }
 
-    /// The steps of a send, top to bottom. Steps a session does not need (no cache, no host
-    /// limits or circuit breaker, no retrier) are left out.
-    static func steps(cache: Bool, originGuard: Bool, retries: Bool) -> [any SendStep] {
-        var steps: [any SendStep] = [SendTelemetryStep()]
+    /// The steps of a send, top to bottom. Steps a session does not need (no telemetry, no
+    /// cache, no host limits or circuit breaker, no retrier) are left out.
+    static func steps(telemetry: Bool, cache: Bool, originGuard: Bool, retries: Bool) -> [any SendStep] {
+        var steps: [any SendStep] = telemetry ? [SendTelemetryStep()] : []
         if retries { steps.append(RetryStep()) }
         steps.append(HopStep())
         steps += networkSteps(cache: cache, originGuard: originGuard)

@@ -1,6 +1,21 @@
 import Foundation
 
 extension CancellationHandle {
+    /// Waits `seconds` on the calling thread (a blocking send's back-off or turn); `false` when
+    /// `cancellation` was cancelled first. Without a handle it cannot be cut short.
+    static func wait(_ seconds: TimeInterval, unless cancellation: CancellationHandle?) -> Bool {
+        guard let cancellation else {
+            if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
+            return true
+        }
+        return !cancellation.wait(seconds: seconds)
+    }
+
+    /// The same for an async send, holding no thread.
+    static func sleep(_ seconds: TimeInterval, unless cancellation: CancellationHandle?) async -> Bool {
+        !(await (cancellation ?? CancellationHandle()).sleep(seconds: seconds))
+    }
+
     /// Waits `seconds` without holding a thread, returning early (`true`) as soon as the handle
     /// is cancelled: the async form of `wait(seconds:)`, for back-off and turn waits of async sends.
     func sleep(seconds: TimeInterval) async -> Bool {

@@ -141,9 +141,9 @@ public final class Session: Sendable {
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
-        let (cache, limits) = (configuration.cache != nil, originGuard != nil)
-        steps = (SendPipeline.steps(cache: cache, originGuard: limits, retries: false),
-                 SendPipeline.steps(cache: cache, originGuard: limits, retries: true),
+        let (recording, cache, limits) = (telemetry.isEnabled, configuration.cache != nil, originGuard != nil)
+        steps = (SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: false),
+                 SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: true),
                  SendPipeline.networkSteps(cache: false, originGuard: limits))
     }
 }

@@ -33,16 +33,8 @@ struct ResilienceClock: Sendable {
     static let system = ResilienceClock(
         now: { Self.uptime() },
         date: { Date() },
-        wait: { seconds, cancellation in
-            guard let cancellation else {
-                if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
-                return true
-            }
-            return !cancellation.wait(seconds: seconds)
-        },
-        sleep: { seconds, cancellation in
-            !(await (cancellation ?? CancellationHandle()).sleep(seconds: seconds))
-        })
+        wait: { seconds, cancellation in CancellationHandle.wait(seconds, unless: cancellation) },
+        sleep: { seconds, cancellation in await CancellationHandle.sleep(seconds, unless: cancellation) })
 
     private static func uptime() -> TimeInterval {
         TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9

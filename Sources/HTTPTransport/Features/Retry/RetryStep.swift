@@ -14,7 +14,8 @@ struct RetryStep: SendStep {
             case .finish(let response):
                 return response
             case .retry(let seconds):
-                if let failure = attempts.waited(Self.wait(seconds, next.pipeline.control.cancellation)) { return failure }
+                let completed = CancellationHandle.wait(seconds, unless: next.pipeline.control.cancellation)
+                if let failure = attempts.waited(completed) { return failure }
             }
         }
     }
@@ -28,19 +29,10 @@ struct RetryStep: SendStep {
             case .finish(let response):
                 return response
             case .retry(let seconds):
-                let cancelled = await (next.pipeline.control.cancellation ?? CancellationHandle()).sleep(seconds: seconds)
-                if let failure = attempts.waited(!cancelled) { return failure }
+                let completed = await CancellationHandle.sleep(seconds, unless: next.pipeline.control.cancellation)
+                if let failure = attempts.waited(completed) { return failure }
             }
         }
-    }
-
-    /// Waits `seconds` on the calling thread; `false` when the send was cancelled.
-    private static func wait(_ seconds: TimeInterval, _ cancellation: CancellationHandle?) -> Bool {
-        guard let cancellation else {
-            if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
-            return true
-        }
-        return !cancellation.wait(seconds: seconds)
     }
 
     /// The retry state of one send: which attempt, when it and the first one started, and the
