@@ -6,11 +6,13 @@ import Foundation
 ///     telemetry of the send → retry → hops (request interceptors, hop rules, redirects,
 ///     validation, response interceptors; per hop:) → cache → per-origin limits → engine
 ///
-/// and the response made the `Result`. This value is the send's context, which every step
+/// and the response made the `Result`. This object is the send's context, which every step
 /// reads through its chain (`SendChain.pipeline`): the session, the controls, the telemetry,
-/// the interceptors and rules of the transport and the request. Below are the pieces of the hop
-/// step that only the pipeline needs (resolve, intercept, follow the redirect, validate).
-struct SendPipeline {
+/// the interceptors and rules of the transport and the request, and the list of steps. It is
+/// one object so that handing the chain from step to step costs one reference, not a copy of
+/// every field. Below are the pieces of the hop step that only the pipeline needs (resolve,
+/// intercept, follow the redirect, validate).
+final class SendPipeline {
     let session: Session
     let control: TransferControl
     /// Spans and metrics of this send (nothing when the session records none).
@@ -23,6 +25,8 @@ struct SendPipeline {
     let validatesStatus: Bool
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
+    /// The steps this send walks (the session's list for a send, with or without retries).
+    let steps: [any SendStep]
 
     init(transport: HTTPTransport, request: borrowing some HTTPRequestEnvelope, control: TransferControl) {
         self.control = control
@@ -34,12 +38,14 @@ struct SendPipeline {
             ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
         responseInterceptors = request.responseInterceptors.isEmpty
             ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
+        steps = session.sendSteps(retries: retrier != nil)
     }
 
     /// The context of an exchange the session makes by itself (a cache's background revalidation):
-    /// no interceptors, no retrier.
-    init(session: Session, control: TransferControl, telemetry: SendTelemetry) {
+    /// no interceptors, no retrier; `steps`, the session's steps below the hops.
+    init(session: Session, control: TransferControl, telemetry: SendTelemetry, steps: [any SendStep]) {
         self.session = session
+        self.steps = steps
         self.control = control
         self.telemetry = telemetry
         requestInterceptors = []
@@ -75,7 +81,7 @@ struct SendPipeline {
         } catch {
             return .failure(error: error)
         }
-        var response = SendChain(pipeline: self, steps: session.sendSteps(retries: retrier != nil), index: 0).proceed(resolved)
+        var response = SendChain(pipeline: self, index: 0).proceed(resolved)
         return result(of: &response)
     }
 
@@ -89,7 +95,7 @@ struct SendPipeline {
         } catch {
             return .failure(error: error)
         }
-        let chain = AsyncSendChain(pipeline: self, steps: session.sendSteps(retries: retrier != nil), index: 0)
+        let chain = AsyncSendChain(pipeline: self, index: 0)
         var response = await chain.proceed(resolved)
         return result(of: &response)
     }

@@ -12,26 +12,25 @@ protocol SendStep: Sendable {
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse
 }
 
-/// The rest of a blocking send's steps, and the send's context.
+/// The rest of a blocking send's steps: the send's context (which holds its list of steps) and
+/// the place in the list. Handing it on costs one reference, however much the context holds.
 struct SendChain {
     let pipeline: SendPipeline
-    let steps: [any SendStep]
     let index: Int
 
     /// Hands `request` to the next step.
     func proceed(_ request: RawRequest) -> RawResponse {
-        steps[index].send(request, next: SendChain(pipeline: pipeline, steps: steps, index: index + 1))
+        pipeline.steps[index].send(request, next: SendChain(pipeline: pipeline, index: index + 1))
     }
 }
 
-/// The rest of an async send's steps, and the send's context.
+/// The rest of an async send's steps, as `SendChain`.
 struct AsyncSendChain {
     let pipeline: SendPipeline
-    let steps: [any SendStep]
     let index: Int
 
     /// Hands `request` to the next step.
     func proceed(_ request: RawRequest) async -> RawResponse {
-        await steps[index].send(request, next: AsyncSendChain(pipeline: pipeline, steps: steps, index: index + 1))
+        await pipeline.steps[index].send(request, next: AsyncSendChain(pipeline: pipeline, index: index + 1))
     }
 }
