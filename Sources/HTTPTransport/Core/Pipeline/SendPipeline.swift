@@ -207,9 +207,7 @@ final class SendPipeline {
             return .failure(error: HTTPTransportError(code: .badResponse, message: "No response status was received.",
                                                       url: response.request.url.absoluteString))
         }
-        return .success(response: HTTPResponse(
-            httpStatus: status, headers: response.headers, body: response.data, request: response.request,
-            metrics: response.metrics, fileURL: response.fileURL))
+        return .success(response: HTTPResponse(httpStatus: status, raw: response))
     }
 
     /// Runs the request interceptors in order; a throw ends the send (`.interceptorFailed`, or

@@ -4,17 +4,33 @@ import Synchronization
 /// A successful exchange: status, headers, body, the request as it was sent, and metrics.
 public struct HTTPResponse: Sendable {
     /// The response status.
-    public let httpStatus: HTTPStatusCode
+    public var httpStatus: HTTPStatusCode { storage.httpStatus }
     /// The response headers in order, every value kept.
-    public let rawHeaders: HTTPHeaders
+    public var rawHeaders: HTTPHeaders { storage.raw.headers }
     /// The response body (`nil` when there was none, or when it was written to `fileURL`).
-    public let body: Data?
+    public var body: Data? { storage.raw.data }
     /// The request as it was sent, after interceptors.
-    public let request: RawRequest
+    public var request: RawRequest { storage.raw.request }
     /// Timing and size figures of the exchange.
-    public let metrics: TransferMetrics
+    public var metrics: TransferMetrics { storage.raw.metrics }
     /// Where the body was written, for a download to a file.
-    public let fileURL: URL?
+    public var fileURL: URL? { storage.raw.fileURL }
+
+    /// The exchange as the pipeline ended it, kept as it is (one reference, no field copied), with
+    /// what the response derives from it.
+    private final class Storage: Sendable {
+        let httpStatus: HTTPStatusCode
+        let raw: RawResponse
+        /// `headers`, made on first read and kept (a response never changes).
+        let headerDictionary = HeaderDictionaryCache()
+
+        init(httpStatus: HTTPStatusCode, raw: RawResponse) {
+            self.httpStatus = httpStatus
+            self.raw = raw
+        }
+    }
+
+    private let storage: Storage
 
     /// A response value (used by the pipeline, and by tests building responses by hand).
     public init(
@@ -25,19 +41,17 @@ public struct HTTPResponse: Sendable {
         metrics: TransferMetrics = TransferMetrics(),
         fileURL: URL? = nil
     ) {
-        self.httpStatus = httpStatus
-        self.rawHeaders = headers
-        self.body = body
-        self.request = request
-        self.metrics = metrics
-        self.fileURL = fileURL
+        storage = Storage(httpStatus: httpStatus, raw: RawResponse(
+            request: request, statusCode: httpStatus, headers: headers, data: body, metrics: metrics, fileURL: fileURL))
+    }
+
+    /// The successful response `raw` (its error nil), kept as it is.
+    init(httpStatus: HTTPStatusCode, raw: RawResponse) {
+        storage = Storage(httpStatus: httpStatus, raw: raw)
     }
 
     /// One entry per header name; repeated values joined with `", "`.
-    public var headers: [String: String] { headerDictionary.value { rawHeaders.dictionary } }
-
-    /// `headers`, made on first read and kept (a response never changes).
-    private let headerDictionary = HeaderDictionaryCache()
+    public var headers: [String: String] { storage.headerDictionary.value { rawHeaders.dictionary } }
 
     /// The value of a header, case-insensitively (repeated values joined with `", "`).
     public func header(named name: String) -> String? { rawHeaders[name] }
@@ -89,8 +103,8 @@ public struct HTTPResponse: Sendable {
 
 /// A response's `headers` dictionary, made once, on first read, by whichever thread asks first
 /// (a race makes it twice and keeps one): lets the immutable `Sendable` response keep what it
-/// derives. One small allocation per response; nothing else until `headers` is read.
-final class HeaderDictionaryCache: Sendable {
+/// derives. One word in the response's storage; nothing else until `headers` is read.
+struct HeaderDictionaryCache: ~Copyable, Sendable {
     private final class Box {
         let dictionary: [String: String]
         init(_ dictionary: [String: String]) { self.dictionary = dictionary }

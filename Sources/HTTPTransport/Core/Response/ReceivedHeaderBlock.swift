@@ -150,38 +150,20 @@ struct ReceivedHeaderBlock: Sendable {
 /// split and trimmed one by one into an index), which reads fall back to when a line is an
 /// obs-fold continuation (a value that is not one run of the bytes).
 struct ReceivedHeaderLines: Sendable {
-    /// The bytes, in one malloc'd block, never changed once copied in.
-    private final class Storage: Sendable {
-        nonisolated(unsafe) let base: UnsafeMutableRawPointer
-
-        init?(copying bytes: UnsafeRawBufferPointer) {
-            guard let source = bytes.baseAddress, let base = malloc(bytes.count) else { return nil }
-            base.copyMemory(from: source, byteCount: bytes.count)
-            self.base = base
-        }
-
-        deinit { free(base) }
-    }
-
-    private var storage: Storage?
-    /// The bytes, every line and its `"\n"`.
-    private(set) var byteCount = 0
+    /// The bytes, every line and its `"\n"`, in one allocation, never changed once copied in.
+    private let bytes: [UInt8]
     /// Whether a line starts with a space or a tab (an obs-fold continuation).
     private(set) var hasFold = false
 
-    /// A copy of `bytes`, lines each ended with `"\n"` (none when memory ran out).
+    /// A copy of `bytes`, lines each ended with `"\n"`.
     init(copying bytes: UnsafeRawBufferPointer, hasFold: Bool) {
-        guard !bytes.isEmpty, let storage = Storage(copying: bytes) else { return }
-        self.storage = storage
-        byteCount = bytes.count
-        self.hasFold = hasFold
+        self.bytes = [UInt8](bytes.assumingMemoryBound(to: UInt8.self))
+        self.hasFold = hasFold && !bytes.isEmpty
     }
 
     /// Runs `body` on the bytes.
     func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withExtendedLifetime(storage) {
-            body(UnsafeBufferPointer(start: storage?.base.assumingMemoryBound(to: UInt8.self), count: byteCount))
-        }
+        bytes.withUnsafeBufferPointer(body)
     }
 
     /// The plain path's block.
