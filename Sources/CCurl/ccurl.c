@@ -74,7 +74,7 @@ CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     return code;
 }
 
-void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
+static inline void ccurl_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
     if (length == 0 || lines->count + length >= UINT32_MAX) return;
     size_t needed = lines->count + length + 1;
     if (needed > lines->capacity) {
@@ -91,6 +91,10 @@ void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size
     lines->count = needed;
 }
 
+void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
+    ccurl_lines_append(lines, line, length);
+}
+
 void ccurl_header_lines_clear(ccurl_header_lines *lines) {
     lines->count = 0;
     lines->has_fold = 0;
@@ -103,16 +107,106 @@ void ccurl_header_lines_free(ccurl_header_lines *lines) {
     lines->has_fold = 0;
 }
 
+/// Whether the `count` letters of `line` are `lowercased`, in any case.
+static int ccurl_has_name(const char *line, const char *lowercased, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if ((line[i] | 0x20) != lowercased[i]) return 0;  // "-" is 0x2D either way
+    }
+    return 1;
+}
+
+/// The decimal number in `start..<end` between optional spaces and tabs; -1 for anything else
+/// (or more than 18 digits).
+static curl_off_t ccurl_decimal(const char *line, size_t start, size_t end) {
+    while (start < end && (line[start] == ' ' || line[start] == '\t')) start++;
+    while (end > start && (line[end - 1] == ' ' || line[end - 1] == '\t')) end--;
+    if (start == end || end - start > 18) return -1;
+    curl_off_t value = 0;
+    for (size_t i = start; i < end; i++) {
+        if (line[i] < '0' || line[i] > '9') return -1;
+        value = value * 10 + (line[i] - '0');
+    }
+    return value;
+}
+
+/// The status code of `HTTP/x nnn reason`: the digits after the first space(s), at most 9;
+/// -1 when there are none or anything else comes before the next space.
+static long ccurl_status_code(const char *line, size_t end) {
+    const char *space = memchr(line, ' ', end);
+    if (space == NULL) return -1;
+    size_t i = (size_t)(space - line);
+    while (i < end && line[i] == ' ') i++;
+    long code = 0;
+    int digits = 0;
+    for (; i < end && line[i] != ' '; i++) {
+        if (line[i] < '0' || line[i] > '9' || digits == 9) return -1;
+        code = code * 10 + (line[i] - '0');
+        digits++;
+    }
+    return digits > 0 ? code : -1;
+}
+
+/// Whether a status line now starts a response: no block has begun yet, or the last one was a
+/// complete interim (1xx) block. Anywhere else a line starting with "HTTP/" is an ordinary
+/// (malformed) header line, which must not replace the status and headers already received.
+static int ccurl_starts_response(const ccurl_response_head *head) {
+    if (head->in_block) return 0;
+    if (head->status < 0) return 1;
+    return head->complete && head->status < 200;
+}
+
+static inline int ccurl_head_line(ccurl_response_head *head, const char *line, size_t length) {
+    size_t end = length;
+    while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) end--;
+    if (end == 0) {
+        head->in_block = 0;
+        head->complete = head->status >= 0;
+        return head->complete && head->status >= 200 ? CCURL_HEAD_LINE_ENDS_FINAL_HEAD : CCURL_HEAD_LINE_TAKEN;
+    }
+    if (end >= 5 && memcmp(line, "HTTP/", 5) == 0 && ccurl_starts_response(head)) {
+        // A status line: the first, or the final response's after an interim 1xx block.
+        ccurl_header_lines_clear(&head->lines);
+        head->complete = 0;
+        head->in_block = 1;
+        head->status = ccurl_status_code(line, end);
+        head->content_length = -1;
+        return CCURL_HEAD_LINE_TAKEN;
+    }
+    int action = CCURL_HEAD_LINE_TAKEN;
+    // Content-Length and Content-Encoding are known by the colon after their 14 or 16 letters.
+    if ((line[0] | 0x20) == 'c') {
+        if (end > 14 && line[14] == ':' && ccurl_has_name(line, "content-length", 14)) {
+            curl_off_t length = ccurl_decimal(line, 15, end);
+            if (length >= 0) head->content_length = length;
+        } else if (end > 16 && line[16] == ':' && head->status >= 200 && ccurl_has_name(line, "content-encoding", 16)) {
+            action = CCURL_HEAD_LINE_CONTENT_ENCODING;
+        }
+    }
+    ccurl_lines_append(&head->lines, line, end);
+    return action;
+}
+
+int ccurl_response_head_receive(ccurl_response_head *head, const char *line, size_t length) {
+    head->action = ccurl_head_line(head, line, length);
+    return head->action;
+}
+
+void ccurl_response_head_clear(ccurl_response_head *head) {
+    ccurl_header_lines_clear(&head->lines);
+    head->status = -1;
+    head->in_block = 0;
+    head->complete = 0;
+    head->content_length = -1;
+    head->action = CCURL_HEAD_LINE_TAKEN;
+}
+
 size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata) {
     ccurl_callback_slot *slot = userdata;
-    size_t length = size * count, end = length;
-    while (end > 0 && (buffer[end - 1] == '\n' || buffer[end - 1] == '\r')) end--;
-    // Content-Length and Content-Encoding are known by the colon after their 14 or 16 letters.
-    int before_body = end > 14 && (buffer[0] | 0x20) == 'c' && (buffer[14] == ':' || (end > 16 && buffer[16] == ':'));
-    if (slot->state == NULL || slot->lines == NULL || end == 0 || buffer[0] == 'H' || before_body) {
+    size_t length = size * count;
+    if (slot->state == NULL || slot->head == NULL ||
+        (slot->head->action = ccurl_head_line(slot->head, buffer, length)) != CCURL_HEAD_LINE_TAKEN) {
         return slot->header(buffer, size, count, userdata);
     }
-    ccurl_header_lines_append(slot->lines, buffer, end);
     return length;
 }
 

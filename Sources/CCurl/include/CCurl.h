@@ -61,7 +61,7 @@ CURLcode ccurl_unpause(CURL *handle);
 /// curl_multi_setopt for a `long` option (e.g. CURLMOPT_PIPELINING, CURLMOPT_MAX_HOST_CONNECTIONS).
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
-// MARK: - Received header lines (the header callback's fast path)
+// MARK: - The response head (the header callback, in C)
 
 /// A response's header lines as received: each without its CR LF and ended with '\n', in one
 /// buffer grown by doubling. `has_fold`: a line starts with a space or a tab (obs-fold).
@@ -79,19 +79,47 @@ void ccurl_header_lines_clear(ccurl_header_lines *lines);
 /// Frees the buffer's memory.
 void ccurl_header_lines_free(ccurl_header_lines *lines);
 
+/// The head of the response a transfer is receiving, read line by line as libcurl hands the
+/// lines over (`ccurl_response_head_receive`): the current block's header lines, its status,
+/// where the blocks stand (interim 1xx blocks are replaced by the next response), and the
+/// declared body length.
+typedef struct ccurl_response_head {
+    ccurl_header_lines lines;
+    long status;                /// the current response's status; -1: none (no status line, or one without a code)
+    int in_block;               /// 1 between a status line and the blank line that ends its block
+    int complete;               /// 1 once the blank line ending a block with a status arrived
+    curl_off_t content_length;  /// the block's declared Content-Length; -1: none, or not a number
+    int action;                 /// what the last line asks of the caller (a CCURL_HEAD_LINE_ value)
+} ccurl_response_head;
+
+/// What a header line asks of the caller besides what the head records.
+enum {
+    CCURL_HEAD_LINE_TAKEN = 0,             /// nothing
+    CCURL_HEAD_LINE_ENDS_FINAL_HEAD = 1,   /// the final response's head is complete: its body follows
+    CCURL_HEAD_LINE_CONTENT_ENCODING = 2,  /// a final response's Content-Encoding line (checked before the body)
+};
+
+/// Reads one header line as libcurl hands it over (with its CR LF): a status line starts a
+/// response (the first, or the one after an interim block; anywhere else a line starting with
+/// "HTTP/" is an ordinary line), a blank line ends a block, any other line is appended to
+/// `lines`. Returns (and records in `action`) what the line asks of the caller.
+int ccurl_response_head_receive(ccurl_response_head *head, const char *line, size_t length);
+/// Readies the head for a new transfer (the lines keep their memory).
+void ccurl_response_head_clear(ccurl_response_head *head);
+
 /// What every callback of a handle gets as its user data: the running transfer's state (the
-/// first member, so the user data read as a `void *` is it), the transfer's header lines, and
+/// first member, so the user data read as a `void *` is it), the transfer's response head, and
 /// the header callback for the lines that need the state.
 typedef struct ccurl_callback_slot {
     void *state;
-    ccurl_header_lines *lines;
+    ccurl_response_head *head;
     ccurl_data_callback header;
 } ccurl_callback_slot;
 
 /// The header callback (CURLOPT_HEADERFUNCTION) for a handle whose user data is a
-/// ccurl_callback_slot: an ordinary header line is appended to `slot->lines` here, in C; a
-/// blank line, a line starting with "H" (a status line) and a line that may be Content-Length
-/// or Content-Encoding (acted on before the body) go to `slot->header`, which appends them.
+/// ccurl_callback_slot: every line goes to `slot->head` here, in C; only a line that asks
+/// something of the transfer (`action` not CCURL_HEAD_LINE_TAKEN) goes on to `slot->header`,
+/// and every line when no transfer is running (`state` NULL).
 size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata);
 
 // MARK: - Transfer information

@@ -60,9 +60,10 @@ final class ReceivedHeaderLinesTests: XCTestCase {
         }
     }
 
-    /// libcurl's header callback is C's `ccurl_header_callback`, which appends ordinary lines
-    /// itself and hands the others to the Swift callback: it must leave a transfer exactly as
-    /// the Swift callback alone does (`TransferState.receiveHeaderLine` for every line).
+    /// libcurl's header callback is C's `ccurl_header_callback`, which reads every line into the
+    /// handle's response head and calls Swift only for a line that asks something of the
+    /// transfer: it must leave a transfer exactly as feeding every line to the state does
+    /// (`TransferState.receiveHeaderLine`, the way in without a handle).
     func testTheCHeaderCallbackLeavesWhatTheSwiftCallbackLeaves() throws {
         let blocks: [[String]] = [
             ["HTTP/1.1 200 OK", "Server: nginx", "Content-Type: text/plain", "Content-Length: 5", "connection: close",

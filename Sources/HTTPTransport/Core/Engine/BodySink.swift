@@ -9,8 +9,9 @@ import Foundation
 /// does). The rules of each destination (the size cap, the download file's rules, a stream's
 /// buffer) live in its sink, not in the transfer.
 protocol BodySink: AnyObject {
-    /// The final response's head arrived (status 200 or more); an error ends the transfer.
-    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError?
+    /// The final response's head arrived (status 200 or more); an error ends the transfer. A
+    /// sink that needs the headers reads them (`state.headers`, a copy: most sinks need none).
+    func begin(status: Int, state: TransferState) -> HTTPTransportError?
     /// A chunk of the body. On `.abort` the sink has stored why in `state.storedError`, unless
     /// it ended the body on purpose (`MemoryBody.cutShort`).
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer
@@ -45,7 +46,11 @@ final class MemoryBody: BodySink {
 
     deinit { free(bytes) }
 
-    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? { nil }
+    /// The final head arrived: room for the body it declares, within bounds (see `expect`).
+    func begin(status: Int, state: TransferState) -> HTTPTransportError? {
+        if let length = state.declaredContentLength { expect(length: length) }
+        return nil
+    }
 
     func receive(_ chunk: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
         let room = max(0, cut - received)
@@ -142,10 +147,10 @@ final class StreamReceiver: BodySink {
 
     /// The head of the final response arrived. A body that does not stream is kept in memory:
     /// a redirect's whole (within the session's `maxResponseSize`), an error's first 64 KiB.
-    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? {
+    func begin(status: Int, state: TransferState) -> HTTPTransportError? {
         headSeen = true
         lastActivity = .now
-        streamsBody = body.streams(status: status, headers: headers)
+        streamsBody = body.streams(status: status, headers: state.headers)
         if !streamsBody, !(200..<300).contains(status), !RedirectRule.isRedirect(status) {
             state.memory.cut = Int64(StreamingBody.errorBodyLimit)
         }

@@ -310,8 +310,8 @@ struct ContentRange: Equatable {
 /// A download's body goes to its file once `beginBody` accepted the response; a body it does
 /// not write (a failed status's) is kept in memory, within the session's limit.
 extension DownloadFile: BodySink {
-    func begin(status: Int, headers: HTTPHeaders, state: TransferState) -> HTTPTransportError? {
-        beginBody(status: status, headers: headers)
+    func begin(status: Int, state: TransferState) -> HTTPTransportError? {
+        beginBody(status: status, headers: state.headers)
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {

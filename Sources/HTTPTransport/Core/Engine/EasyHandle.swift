@@ -25,9 +25,9 @@ final class EasyHandle: @unchecked Sendable {
     /// this slot as its user data, set once here, and each transfer puts its state in it (one
     /// store, instead of setting six user-data options on every transfer).
     let transferSlot: UnsafeMutablePointer<ccurl_callback_slot>
-    /// The header lines of the handle's transfer, which the C header callback appends to
-    /// (`ccurl_header_callback`); the memory stays from one transfer to the next.
-    let headerLines: UnsafeMutablePointer<ccurl_header_lines>
+    /// The response head of the handle's transfer, which the C header callback reads the header
+    /// lines into (`ccurl_header_callback`); the lines' memory stays from one transfer to the next.
+    let responseHead: UnsafeMutablePointer<ccurl_response_head>
 
     init?() {
         ccurl_global_init()
@@ -36,10 +36,11 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
-        headerLines = .allocate(capacity: 1)
-        headerLines.initialize(to: ccurl_header_lines())
+        responseHead = .allocate(capacity: 1)
+        responseHead.initialize(to: ccurl_response_head())
+        ccurl_response_head_clear(responseHead)
         transferSlot = .allocate(capacity: 1)
-        transferSlot.initialize(to: ccurl_callback_slot(state: nil, lines: headerLines, header: curlHeaderCallback))
+        transferSlot.initialize(to: ccurl_callback_slot(state: nil, head: responseHead, header: curlHeaderCallback))
         _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
     }
 
@@ -49,8 +50,8 @@ final class EasyHandle: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         transferSlot.deallocate()
-        ccurl_header_lines_free(headerLines)
-        headerLines.deallocate()
+        ccurl_header_lines_free(&responseHead.pointee.lines)
+        responseHead.deallocate()
     }
 
     /// Hands one header line to the handle's header callback, as libcurl does during a transfer.

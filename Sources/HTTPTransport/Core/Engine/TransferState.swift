@@ -20,21 +20,21 @@ final class TransferState {
     private let handle: EasyHandle?
 
     // Response
-    @exclusivity(unchecked) var statusCode: Int?
-    /// `true` between a status line and the blank line ending its header block.
-    @exclusivity(unchecked) private var inHeaderBlock = false
-    /// The header lines of the current response, as bytes (split and decoded only when read):
-    /// the handle's, which its C header callback appends ordinary lines to, or the state's own
-    /// without a handle.
-    private let headerLines: UnsafeMutablePointer<ccurl_header_lines>
+    /// The head of the response being received: the handle's, which its C header callback
+    /// reads every line into (`ccurl_header_callback`), or the state's own without a handle.
+    private let head: UnsafeMutablePointer<ccurl_response_head>
+    /// The current response's status, once its status line arrived.
+    var statusCode: Int? { head.pointee.status >= 0 ? head.pointee.status : nil }
+    /// `true` once the blank line ending the (final) header block arrived.
+    var headersComplete: Bool { head.pointee.complete != 0 }
+    /// The body length the final response's head declared (`Content-Length`), if it is a number.
+    var declaredContentLength: Int64? { head.pointee.content_length >= 0 ? Int64(head.pointee.content_length) : nil }
     /// The headers received so far (a copy of the lines: later lines do not change them).
     var headers: HTTPHeaders {
-        let lines = headerLines.pointee
+        let lines = head.pointee.lines
         return HTTPHeaders(received: ReceivedHeaderLines(copying: UnsafeRawBufferPointer(start: lines.bytes, count: lines.count),
                                                          hasFold: lines.has_fold != 0))
     }
-    /// `true` once the blank line ending the (final) header block arrived.
-    @exclusivity(unchecked) var headersComplete = false
     /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
     @exclusivity(unchecked) var storedError: HTTPTransportError?
 
@@ -78,20 +78,20 @@ final class TransferState {
         self.requestURL = requestURL
         self.handle = handle
         if let handle {
-            headerLines = handle.headerLines
-            ccurl_header_lines_clear(headerLines)
+            head = handle.responseHead
         } else {
-            headerLines = .allocate(capacity: 1)
-            headerLines.initialize(to: ccurl_header_lines())
+            head = .allocate(capacity: 1)
+            head.initialize(to: ccurl_response_head())
         }
+        ccurl_response_head_clear(head)
     }
 
     deinit {
         // (The handle forgot this state in `CurlEngine.finish`, on the thread that owned it: by
-        // now another thread may own the handle.) Header lines of their own, without a handle.
+        // now another thread may own the handle.) A head of its own, without a handle.
         if handle == nil {
-            ccurl_header_lines_free(headerLines)
-            headerLines.deallocate()
+            ccurl_header_lines_free(&head.pointee.lines)
+            head.deallocate()
         }
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
@@ -110,69 +110,40 @@ final class TransferState {
 
     // MARK: Headers
 
-    /// One header line, copied as it is into the block's buffer (`ccurl_header_lines`), which is
-    /// split into names and values only when the headers are read (`ReceivedHeaderLines`). Only
-    /// the status line, the blank line ending a block and the two headers that matter before
-    /// the body (`beforeBody`) are looked at here. libcurl's header callback is C's
-    /// `ccurl_header_callback`, which appends every other line itself and hands these here (the
-    /// fast path: it does what this function does with such a line, without Swift).
+    /// One header line, as libcurl hands it over, read into the response head in C
+    /// (`ccurl_response_head_receive`: the status line, the block's lines, where the blocks
+    /// stand, the declared length), then what the line asks of the transfer (`headLineAsks`).
+    /// libcurl's header callback is C's `ccurl_header_callback`, which does the same and calls
+    /// Swift only for a line that asks something: this is the way in without a handle.
     ///
     /// Why not `curl_easy_header`/`curl_easy_nextheader` after the transfer: libcurl 7.88 counts
     /// the headers of the same name on every `curl_easy_nextheader` call, so reading them all
     /// that way costs more than the callback, and more the more headers there are (the
     /// Performance article has the measurement).
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        guard end > 0 else {
-            inHeaderBlock = false
-            headersComplete = statusCode != nil
-            if headersComplete, let status = statusCode, status >= 200 { beginBody(status: status) }
-            return
-        }
-        // The status line on the bytes too: no String for it.
-        if end >= 5, bytes[0] == 0x48, bytes[1] == 0x54, bytes[2] == 0x54, bytes[3] == 0x50, bytes[4] == 0x2F,  // "HTTP/"
-           startsResponse {
-            // A status line: the first, or the final response's after an interim 1xx block.
-            ccurl_header_lines_clear(headerLines)
-            headersComplete = false
-            inHeaderBlock = true
-            statusCode = Self.statusCode(bytes, end: end)
-            return
-        }
-        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        // Content-Length and Content-Encoding both start with "c" (obs-fold lines with a space).
-        if line[0] | 0x20 == 0x63 { beforeBody(line) }
-        ccurl_header_lines_append(headerLines, line.baseAddress?.assumingMemoryBound(to: CChar.self), line.count)
+        _ = ccurl_response_head_receive(head, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        headLineAsks(bytes)
     }
 
-    /// A `Content-Length` or `Content-Encoding` line, which the transfer acts on before the body.
-    /// Each is known by its colon's place (neither name holds a colon, so that is the first).
-    private func beforeBody(_ bytes: UnsafeRawBufferPointer) {
-        let end = bytes.count
-        let colon = end > 14 && bytes[14] == 0x3A ? 14 : end > 16 && bytes[16] == 0x3A ? 16 : 0  // ":"
-        guard colon > 0 else { return }
-        if sink === memory, Self.hasName("content-length", bytes, colon: colon),
-           let length = Self.decimal(bytes, from: colon + 1, to: end) {
-            memory.expect(length: length)
-        }
-        if handle != nil, (statusCode ?? 0) >= 200, Self.hasName("content-encoding", bytes, colon: colon) {
-            passUnknownContentCodingThrough(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)..<end]))
+    /// Acts on what the last header line asked (`ccurl_response_head.action`): the final head
+    /// is complete, so the body's sink begins; or a final response's `Content-Encoding`, which
+    /// must be known before the body.
+    func headLineAsks(_ bytes: UnsafeRawBufferPointer) {
+        switch Int(head.pointee.action) {
+        case CCURL_HEAD_LINE_ENDS_FINAL_HEAD:
+            if let status = statusCode { beginBody(status: status) }
+        case CCURL_HEAD_LINE_CONTENT_ENCODING:
+            // "Content-Encoding:" is 16 letters and a colon; the value runs to the line's end.
+            var end = bytes.count
+            while end > 17, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+            if end >= 17 { passUnknownContentCodingThrough(UnsafeRawBufferPointer(rebasing: bytes[17..<end])) }
+        default:
+            break
         }
     }
 
     /// The most a declared `Content-Length` makes the state reserve before the body arrives.
     static let declaredLengthReservation: Int64 = 256 * 1024
-
-    /// Whether a status line now starts a response: no header block has begun yet, or the
-    /// last one was a complete interim (1xx) block. Anywhere else a line starting with `HTTP/`
-    /// is an ordinary (malformed) header line, and must not replace the status and headers
-    /// already received.
-    private var startsResponse: Bool {
-        if inHeaderBlock { return false }
-        guard let status = statusCode else { return true }
-        return headersComplete && status < 200
-    }
 
     /// A final response's `Content-Encoding` naming a coding this libcurl cannot decode: the
     /// body is passed on as it came, with its header (as browsers and curl without
@@ -191,7 +162,7 @@ final class TransferState {
 
     /// The final response's head arrived: the sink learns its status.
     private func beginBody(status: Int) {
-        if let error = sink.begin(status: status, headers: headers, state: self) { storedError = error }
+        if let error = sink.begin(status: status, state: self) { storedError = error }
     }
 
     /// A chunk of the body for the sink. Returns the number of bytes taken (or libcurl's pause
@@ -292,9 +263,11 @@ let curlWriteCallback: ccurl_data_callback = { buffer, size, count, userdata in
     TransferState.with(userdata, or: 0) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
 }
 
+/// The lines `ccurl_header_callback` hands on: one that asks something of the transfer (it read
+/// the line into the head already), or any line when no transfer is running (aborts).
 let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, userdata in
     TransferState.with(userdata, or: 0) { state in
-        state.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+        state.headLineAsks(UnsafeRawBufferPointer(start: buffer, count: size * count))
         return size * count
     }
 }
