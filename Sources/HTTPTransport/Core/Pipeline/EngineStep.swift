@@ -4,12 +4,12 @@
 /// transfer threads.
 struct EngineStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        next.pipeline.session.engine.execute(request, control: next.pipeline.control)
+        next.pipeline.session.engine.execute(request, control: next.control)
     }
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
         let session = next.pipeline.session
-        let control = next.pipeline.control
+        let control = next.control
         if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
         let engine = session.engine
         return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }

@@ -9,12 +9,12 @@ struct HopStep: SendStep {
         while true {
             let sent: RawRequest
             do {
-                sent = try pipeline.intercept(&hop)
+                sent = try pipeline.intercept(&hop, telemetry: next.telemetry)
             } catch {
                 return Self.unsent(hop, error)
             }
             let response = next.proceed(Self.prepared(sent, hop: hop))
-            switch pipeline.conclude(hop: hop, sent: sent, response: response) {
+            switch pipeline.conclude(hop: hop, sent: sent, response: response, telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
             }
@@ -27,12 +27,12 @@ struct HopStep: SendStep {
         while true {
             let sent: RawRequest
             do {
-                sent = try pipeline.intercept(&hop)
+                sent = try pipeline.intercept(&hop, telemetry: next.telemetry)
             } catch {
                 return Self.unsent(hop, error)
             }
             let response = await next.proceed(Self.prepared(sent, hop: hop))
-            switch pipeline.conclude(hop: hop, sent: sent, response: response) {
+            switch pipeline.conclude(hop: hop, sent: sent, response: response, telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
             }
@@ -64,7 +64,7 @@ extension SendPipeline {
 
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
-    func conclude(hop: Hop, sent: RawRequest, response: RawResponse) -> HopOutcome {
+    func conclude(hop: Hop, sent: RawRequest, response: RawResponse, telemetry: SendTelemetry) -> HopOutcome {
         var response = response
         if sent.streaming != nil { StreamingBody.finish(&response) }
         response.metrics.redirectCount = hop.redirects

@@ -1,22 +1,20 @@
 import Foundation
 
-/// One send: the request resolved into its wire form, then handed down one list of steps
-/// (`steps`, built in `Session`, DESIGN §3):
+/// How a transport sends: the request resolved into its wire form, then handed down one list
+/// of steps (`steps`, built in `Session`, DESIGN §3):
 ///
 ///     telemetry of the send → retry → hops (request interceptors, hop rules, redirects,
 ///     validation, response interceptors; per hop:) → cache → per-origin limits → engine
 ///
-/// and the response made the `Result`. This object is the send's context, which every step
-/// reads through its chain (`SendChain.pipeline`): the session, the controls, the telemetry,
-/// the interceptors and rules of the transport and the request, and the list of steps. It is
-/// one object so that handing the chain from step to step costs one reference, not a copy of
-/// every field. Below are the pieces of the hop step that only the pipeline needs (resolve,
-/// intercept, follow the redirect, validate).
-final class SendPipeline {
+/// and the response made the `Result`. What every step reads of the transport and the
+/// request (the session, the interceptors, the rules and the list) is this object, made once
+/// per transport and shared by its sends (`HTTPTransport.pipeline`); a request with
+/// interceptors or a session of its own gets one of its own (`of(_:on:)`). What belongs to one
+/// send (its controls and telemetry) travels in its chain (`SendChain`). Below are the pieces
+/// of the hop step that only the pipeline needs (resolve, intercept, follow the redirect,
+/// validate).
+final class SendPipeline: Sendable {
     let session: Session
-    let control: TransferControl
-    /// Spans and metrics of this send (nothing when the session records none).
-    let telemetry: SendTelemetry
     /// The request's own interceptors, its base's, then the transport's.
     let requestInterceptors: [any HTTPRequestInterceptor]
     /// The request's interceptors, then the transport's.
@@ -25,33 +23,42 @@ final class SendPipeline {
     let validatesStatus: Bool
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
-    /// The steps this send walks (the session's list for a send, with or without retries).
+    /// The steps a send walks (the session's list for a send, with or without retries).
     let steps: [any SendStep]
 
-    init(transport: HTTPTransport, request: borrowing some HTTPRequestEnvelope, control: TransferControl) {
-        self.control = control
-        validatesStatus = transport.useDefaultValidation
-        retrier = transport.retrier
-        session = request.session ?? transport.session
-        telemetry = SendTelemetry(session: session)
-        requestInterceptors = request.requestInterceptors.isEmpty
-            ? transport.requestInterceptors : request.requestInterceptors + transport.requestInterceptors
-        responseInterceptors = request.responseInterceptors.isEmpty
-            ? transport.responseInterceptors : request.responseInterceptors + transport.responseInterceptors
+    /// A transport's pipeline.
+    init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
+         responseInterceptors: [any HTTPResponseInterceptor], validatesStatus: Bool, retrier: (any HTTPRetrier)?) {
+        self.session = session
+        self.requestInterceptors = requestInterceptors
+        self.responseInterceptors = responseInterceptors
+        self.validatesStatus = validatesStatus
+        self.retrier = retrier
         steps = session.sendSteps(retries: retrier != nil)
     }
 
-    /// The context of an exchange the session makes by itself (a cache's background revalidation):
-    /// no interceptors, no retrier; `steps`, the session's steps below the hops.
-    init(session: Session, control: TransferControl, telemetry: SendTelemetry, steps: [any SendStep]) {
+    /// The pipeline of an exchange the session makes by itself (a cache's background
+    /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the hops.
+    init(session: Session, steps: [any SendStep]) {
         self.session = session
         self.steps = steps
-        self.control = control
-        self.telemetry = telemetry
         requestInterceptors = []
         responseInterceptors = []
         validatesStatus = false
         retrier = nil
+    }
+
+    /// The pipeline that sends `request` through `transport`: the transport's own, unless the
+    /// request brings interceptors or a session of its own (they come first, then the transport's).
+    static func of(_ request: borrowing some HTTPRequestEnvelope, on transport: HTTPTransport) -> SendPipeline {
+        let session = request.session ?? transport.session
+        if request.requestInterceptors.isEmpty, request.responseInterceptors.isEmpty, session === transport.session {
+            return transport.pipeline
+        }
+        return SendPipeline(session: session,
+                            requestInterceptors: request.requestInterceptors + transport.requestInterceptors,
+                            responseInterceptors: request.responseInterceptors + transport.responseInterceptors,
+                            validatesStatus: transport.useDefaultValidation, retrier: transport.retrier)
     }
 
     /// The steps of a send, top to bottom. Steps a session does not need (no telemetry, no
@@ -74,28 +81,28 @@ final class SendPipeline {
     }
 
     /// Sends `request` on the calling thread: resolves it, then walks the steps.
-    func run(_ request: some HTTPRequestEnvelope) -> HTTPTransport.Result {
+    func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
         do {
             resolved = try resolve(request)
         } catch {
             return .failure(error: error)
         }
-        var response = SendChain(pipeline: self, index: 0).proceed(resolved)
+        var response = SendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session)).proceed(resolved)
         return result(of: &response)
     }
 
     /// The same without holding a thread while it waits: the exchange is awaited on the
     /// session's transfer loop, the back-off between retries and an origin's turn are task
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
-    func runAsync(_ request: some HTTPRequestEnvelope) async -> HTTPTransport.Result {
+    func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
         let resolved: RawRequest
         do {
             resolved = try resolve(request)
         } catch {
             return .failure(error: error)
         }
-        let chain = AsyncSendChain(pipeline: self, index: 0)
+        let chain = AsyncSendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
         var response = await chain.proceed(resolved)
         return result(of: &response)
     }
@@ -121,7 +128,7 @@ final class SendPipeline {
 
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
-    func intercept(_ hop: inout Hop) throws(HTTPTransportError) -> RawRequest {
+    func intercept(_ hop: inout Hop, telemetry: SendTelemetry) throws(HTTPTransportError) -> RawRequest {
         let start = hop.deadline == nil ? Hop.clock : nil
         var request = hop.request
         telemetry.hopStarted(&request)

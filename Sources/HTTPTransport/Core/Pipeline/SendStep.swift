@@ -12,25 +12,33 @@ protocol SendStep: Sendable {
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse
 }
 
-/// The rest of a blocking send's steps: the send's context (which holds its list of steps) and
-/// the place in the list. Handing it on costs one reference, however much the context holds.
+/// The rest of a blocking send's steps: the transport's pipeline (which holds the list), what
+/// belongs to this send (its controls and telemetry), and the place in the list.
 struct SendChain {
     let pipeline: SendPipeline
-    let index: Int
+    /// This send's progress handler and cancellation.
+    let control: TransferControl
+    /// Spans and metrics of this send (nothing when the session records none).
+    let telemetry: SendTelemetry
+    var index = 0
 
     /// Hands `request` to the next step.
     func proceed(_ request: RawRequest) -> RawResponse {
-        pipeline.steps[index].send(request, next: SendChain(pipeline: pipeline, index: index + 1))
+        pipeline.steps[index].send(request, next: SendChain(pipeline: pipeline, control: control, telemetry: telemetry,
+                                                            index: index + 1))
     }
 }
 
 /// The rest of an async send's steps, as `SendChain`.
 struct AsyncSendChain {
     let pipeline: SendPipeline
-    let index: Int
+    let control: TransferControl
+    let telemetry: SendTelemetry
+    var index = 0
 
     /// Hands `request` to the next step.
     func proceed(_ request: RawRequest) async -> RawResponse {
-        await pipeline.steps[index].send(request, next: AsyncSendChain(pipeline: pipeline, index: index + 1))
+        await pipeline.steps[index].send(request, next: AsyncSendChain(pipeline: pipeline, control: control,
+                                                                       telemetry: telemetry, index: index + 1))
     }
 }

@@ -56,7 +56,7 @@ extension HTTPTransport {
             return .failure(error: HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
         }
         defer { session.transferGate.leave() }
-        let result = await SendPipeline(transport: self, request: request, control: control).runAsync(request)
+        let result = await SendPipeline.of(request, on: self).runAsync(request, control: control)
         relay?.drain()
         return result
     }

@@ -12,7 +12,7 @@ extension HTTPTransport {
     /// print(transport.curlCommand(for: HTTPRequest(endpoint: "https://api.example.com/me")))
     /// ```
     public func curlCommand(for request: some HTTPRequestEnvelope, redactingSecrets: Bool = true) -> String {
-        let pipeline = SendPipeline(transport: self, request: request, control: TransferControl())
+        let pipeline = SendPipeline.of(request, on: self)
         do {
             var wire = try request.resolve(endpoints: pipeline.session.parsedEndpoints)
             try SendPipeline.intercept(&wire, with: pipeline.requestInterceptors)

@@ -31,8 +31,7 @@ extension HTTPTransport {
                         // Places are taken in the order of `requests`.
                         _ = await session.transferGate.enter()
                         group.addTask(executorPreference: session.executor) {
-                            let pipeline = SendPipeline(transport: self, request: request, control: TransferControl())
-                            let result = await pipeline.runAsync(request)
+                            let result = await SendPipeline.of(request, on: self).runAsync(request, control: TransferControl())
                             session.transferGate.leave()
                             results.set(index, result)
                         }

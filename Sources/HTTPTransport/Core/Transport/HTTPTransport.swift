@@ -58,6 +58,9 @@ public final class HTTPTransport: Sendable {
     public let useDefaultValidation: Bool
     /// Decides whether failed sends are sent again (`nil`: never).
     public let retrier: (any HTTPRetrier)?
+    /// The pipeline of this transport's sends (a request with interceptors or a session of its
+    /// own gets its own, `SendPipeline.of(_:on:)`).
+    let pipeline: SendPipeline
 
     /// A transport.
     public init(
@@ -72,6 +75,8 @@ public final class HTTPTransport: Sendable {
         self.responseInterceptors = responseInterceptors
         self.useDefaultValidation = useDefaultValidation
         self.retrier = retrier
+        pipeline = SendPipeline(session: session, requestInterceptors: requestInterceptors,
+                                responseInterceptors: responseInterceptors, validatesStatus: useDefaultValidation, retrier: retrier)
     }
 
     /// A transport with a new session using `security`.
@@ -89,21 +94,21 @@ public final class HTTPTransport: Sendable {
 
     /// Sends a request and waits for the result.
     public func send(request: HTTPRequest) -> Result {
-        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
+        SendPipeline.of(request, on: self).run(request, control: TransferControl())
     }
 
     /// Sends a data upload and waits for the result.
     public func send(request: DataUploadHTTPRequest) -> Result {
-        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
+        SendPipeline.of(request, on: self).run(request, control: TransferControl())
     }
 
     /// Sends a file upload and waits for the result.
     public func send(request: FileUploadHTTPRequest) -> Result {
-        SendPipeline(transport: self, request: request, control: TransferControl()).run(request)
+        SendPipeline.of(request, on: self).run(request, control: TransferControl())
     }
 
     /// Sends any request type with progress reports and/or a cancellation handle.
     public func send(request: some HTTPRequestEnvelope, control: TransferControl) -> Result {
-        SendPipeline(transport: self, request: request, control: control).run(request)
+        SendPipeline.of(request, on: self).run(request, control: control)
     }
 }

@@ -167,8 +167,8 @@ extension Session {
     /// The network below the cache, for an exchange the session makes by itself (a cache's
     /// background revalidation): the per-origin step, when configured, then the engine.
     func network(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry) -> RawResponse {
-        let context = SendPipeline(session: self, control: control, telemetry: telemetry, steps: steps.network)
-        return SendChain(pipeline: context, index: 0).proceed(request)
+        let pipeline = SendPipeline(session: self, steps: steps.network)
+        return SendChain(pipeline: pipeline, control: control, telemetry: telemetry).proceed(request)
     }
 }
 

@@ -2,14 +2,12 @@
 /// the circuit breaker, then the origin's rate and `Retry-After` pause (`OriginGuard`).
 struct OriginLimitsStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        let pipeline = next.pipeline
-        guard let originGuard = pipeline.session.originGuard else { return next.proceed(request) }
-        return originGuard.send(request, control: pipeline.control, telemetry: pipeline.telemetry, network: next.proceed)
+        guard let originGuard = next.pipeline.session.originGuard else { return next.proceed(request) }
+        return originGuard.send(request, control: next.control, telemetry: next.telemetry, network: next.proceed)
     }
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
-        let pipeline = next.pipeline
-        guard let originGuard = pipeline.session.originGuard else { return await next.proceed(request) }
-        return await originGuard.send(request, control: pipeline.control, telemetry: pipeline.telemetry, network: next.proceed)
+        guard let originGuard = next.pipeline.session.originGuard else { return await next.proceed(request) }
+        return await originGuard.send(request, control: next.control, telemetry: next.telemetry, network: next.proceed)
     }
 }

@@ -14,7 +14,7 @@ struct RetryStep: SendStep {
             case .finish(let response):
                 return response
             case .retry(let seconds):
-                let completed = CancellationHandle.wait(seconds, unless: next.pipeline.control.cancellation)
+                let completed = CancellationHandle.wait(seconds, unless: next.control.cancellation)
                 if let failure = attempts.waited(completed) { return failure }
             }
         }
@@ -29,7 +29,7 @@ struct RetryStep: SendStep {
             case .finish(let response):
                 return response
             case .retry(let seconds):
-                let completed = await CancellationHandle.sleep(seconds, unless: next.pipeline.control.cancellation)
+                let completed = await CancellationHandle.sleep(seconds, unless: next.control.cancellation)
                 if let failure = attempts.waited(completed) { return failure }
             }
         }

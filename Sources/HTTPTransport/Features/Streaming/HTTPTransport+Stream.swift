@@ -26,10 +26,10 @@ extension HTTPTransport {
         Task(executorPreference: session.executor) {
             guard await session.transferGate.enter() else { return }
             defer { session.transferGate.leave() }
-            channel.finish(await SendPipeline(transport: self, request: streamed, control: control).runAsync(streamed))
+            channel.finish(await SendPipeline.of(streamed, on: self).runAsync(streamed, control: control))
         }
         var head = try await channel.awaitHead()
-        SendPipeline(transport: self, request: streamed, control: control).conclude(&head)
+        SendPipeline.of(streamed, on: self).conclude(&head)
         if var error = head.error {
             channel.cancel()
             if error.url == nil { error.url = head.request.url.absoluteString }

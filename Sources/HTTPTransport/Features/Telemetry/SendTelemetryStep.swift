@@ -3,13 +3,13 @@
 struct SendTelemetryStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
         var response = next.proceed(request)
-        next.pipeline.telemetry.sendEnded(next.pipeline.result(of: &response))
+        next.telemetry.sendEnded(next.pipeline.result(of: &response))
         return response
     }
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
         var response = await next.proceed(request)
-        next.pipeline.telemetry.sendEnded(next.pipeline.result(of: &response))
+        next.telemetry.sendEnded(next.pipeline.result(of: &response))
         return response
     }
 }
