@@ -32,7 +32,7 @@ enum BodyAnswer {
 /// (a stream's error body: the rest is not needed, so the transfer ends there on purpose).
 final class MemoryBody: BodySink {
     /// The session's `maxResponseSize`: more fails with `.responseTooLarge`.
-    let limit: Int64
+    @exclusivity(unchecked) var limit: Int64
     /// Where a kept body is cut short (no limit by default).
     @exclusivity(unchecked) var cut = Int64.max
     /// The body reached `cut` and the transfer was ended there.
@@ -45,6 +45,17 @@ final class MemoryBody: BodySink {
     init(limit: Int64) { self.limit = limit }
 
     deinit { free(bytes) }
+
+    /// Empty again, for the next transfer (a body nobody took is freed).
+    func reset() {
+        free(bytes)
+        bytes = nil
+        cut = .max
+        cutShort = false
+        count = 0
+        capacity = 0
+        received = 0
+    }
 
     /// The final head arrived: room for the body it declares, within bounds (see `expect`).
     func begin(status: Int, state: TransferState) -> HTTPTransportError? {

@@ -171,6 +171,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
     /// checked in, another thread may take the handle and point it at its own transfer.
     func finish(_ transfer: CurlTransfer, code: CURLcode) {
         transfer.handle.transferSlot.pointee.state = nil
+        transfer.state.end()
         if code == CURLE_OK { pool.checkIn(transfer.handle) }
     }
 
@@ -258,7 +259,8 @@ struct CurlTransfer {
     init(url: String, handle: EasyHandle, control: TransferControl, maxResponseSize: Int64) {
         self.url = url
         self.handle = handle
-        state = TransferState(maxResponseSize: maxResponseSize, control: control, requestURL: url, handle: handle)
+        state = handle.transferState
+        state.begin(control: control, requestURL: url, maxResponseSize: maxResponseSize)
     }
 }
 

@@ -28,6 +28,8 @@ final class EasyHandle: @unchecked Sendable {
     /// The response head of the handle's transfer, which the C header callback reads the header
     /// lines into (`ccurl_header_callback`); the lines' memory stays from one transfer to the next.
     let responseHead: UnsafeMutablePointer<ccurl_response_head>
+    /// The state of the handle's transfers, one after the other (`TransferState.begin`/`end`).
+    let transferState: TransferState
 
     init?() {
         ccurl_global_init()
@@ -41,7 +43,9 @@ final class EasyHandle: @unchecked Sendable {
         ccurl_response_head_clear(responseHead)
         transferSlot = .allocate(capacity: 1)
         transferSlot.initialize(to: ccurl_callback_slot(state: nil, head: responseHead, header: curlHeaderCallback))
+        transferState = TransferState(head: responseHead)
         _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
+        transferState.belongs(to: self)
     }
 
     deinit {

@@ -5,24 +5,31 @@ import Foundation
 import Glibc
 #endif
 
-/// The mutable state of one transfer, reached from libcurl's callbacks through an unretained
-/// pointer. Lives on the sending thread for the duration of `curl_easy_perform`.
+/// The mutable state of a transfer, reached from libcurl's callbacks through an unretained
+/// pointer. Each easy handle has one (`EasyHandle.transferState`), which serves the handle's
+/// transfers in turn: `begin` readies it for a transfer, `end` frees what the transfer used
+/// and lets go of what it referred to, so a handle idle in the pool holds nothing of it (and
+/// no object is made per transfer).
 ///
-/// Only that thread touches it (libcurl calls back on the thread that performs), so its stored
-/// properties opt out of the runtime's exclusivity bookkeeping, which otherwise costs a
-/// thread-local lookup on every header line and body chunk.
+/// Only the thread performing the transfer touches it (libcurl calls back on that thread, and
+/// a handle is used by one thread at a time), so its stored properties opt out of the
+/// runtime's exclusivity bookkeeping, which otherwise costs a thread-local lookup on every
+/// header line and body chunk.
 final class TransferState {
-    let maxResponseSize: Int64
-    let control: TransferControl
-    let requestURL: String
+    @exclusivity(unchecked) private(set) var maxResponseSize: Int64
+    @exclusivity(unchecked) private(set) var control: TransferControl
+    @exclusivity(unchecked) private(set) var requestURL: String
     /// The handle the transfer runs on, for the one option a response header changes
     /// (`CURLOPT_HTTP_CONTENT_DECODING`); nil in tests that feed header lines directly.
-    private let handle: EasyHandle?
+    /// (Unowned: the handle owns its state.)
+    @exclusivity(unchecked) private unowned(unsafe) var handle: EasyHandle?
 
     // Response
     /// The head of the response being received: the handle's, which its C header callback
     /// reads every line into (`ccurl_header_callback`), or the state's own without a handle.
     private let head: UnsafeMutablePointer<ccurl_response_head>
+    /// Whether `head` is the state's own (freed with it) rather than a handle's.
+    private let ownsHead: Bool
     /// The current response's status, once its status line arrived.
     var statusCode: Int? { head.pointee.status >= 0 ? head.pointee.status : nil }
     /// `true` once the blank line ending the (final) header block arrived.
@@ -70,26 +77,69 @@ final class TransferState {
     /// The handshake's certificate-pin check (`CURLOPT_SSL_CTX_DATA`).
     @exclusivity(unchecked) var pinCheck: PinCheck?
 
-    init(maxResponseSize: Int64, control: TransferControl, requestURL: String, handle: EasyHandle? = nil) {
-        self.maxResponseSize = maxResponseSize
-        memory = MemoryBody(limit: maxResponseSize)
+    /// A state reading its headers into `head` (a handle's: `EasyHandle` makes its state so),
+    /// or into a head of its own (nil: tests that feed header lines directly).
+    init(head: UnsafeMutablePointer<ccurl_response_head>?) {
+        maxResponseSize = 0
+        control = TransferControl()
+        requestURL = ""
+        memory = MemoryBody(limit: 0)
         sink = memory
+        if let head {
+            self.head = head
+            ownsHead = false
+        } else {
+            self.head = .allocate(capacity: 1)
+            self.head.initialize(to: ccurl_response_head())
+            ownsHead = true
+        }
+        ccurl_response_head_clear(self.head)
+    }
+
+    /// A state for one transfer, begun (tests; with `handle`, on that handle's response head).
+    convenience init(maxResponseSize: Int64, control: TransferControl, requestURL: String, handle: EasyHandle? = nil) {
+        self.init(head: handle?.responseHead)
+        self.handle = handle
+        begin(control: control, requestURL: requestURL, maxResponseSize: maxResponseSize)
+    }
+
+    /// Binds a handle's own state to it (`EasyHandle.init`, once).
+    func belongs(to handle: EasyHandle) { self.handle = handle }
+
+    /// Readies the state for a transfer: its controls, its URL (for errors), its body limit, an
+    /// empty head. Everything else is as `end` (or `init`) left it.
+    func begin(control: TransferControl, requestURL: String, maxResponseSize: Int64) {
         self.control = control
         self.requestURL = requestURL
-        self.handle = handle
-        if let handle {
-            head = handle.responseHead
-        } else {
-            head = .allocate(capacity: 1)
-            head.initialize(to: ccurl_response_head())
-        }
+        self.maxResponseSize = maxResponseSize
+        memory.limit = maxResponseSize
         ccurl_response_head_clear(head)
+    }
+
+    /// The transfer is over (`CurlEngine.finish`): its file and MIME body are closed, a body
+    /// nobody took is freed, and every reference it made is let go, so the state is as new.
+    func end() {
+        storedError = nil
+        download = nil
+        stream = nil
+        lastProgressReport = nil
+        uploadData = nil
+        uploadOffset = 0
+        if uploadFile >= 0 { close(uploadFile) }
+        uploadFile = -1
+        mayResend = true
+        requestsStarted = 0
+        if let mime { curl_mime_free(mime) }
+        mime = nil
+        pinCheck = nil
+        control = TransferControl()
+        memory.reset()
     }
 
     deinit {
         // (The handle forgot this state in `CurlEngine.finish`, on the thread that owned it: by
         // now another thread may own the handle.) A head of its own, without a handle.
-        if handle == nil {
+        if ownsHead {
             ccurl_header_lines_free(&head.pointee.lines)
             head.deallocate()
         }

@@ -1,0 +1,82 @@
+import CCurl
+import Foundation
+@testable import HTTPTransport
+import XCTest
+
+/// A handle's transfer state serves its transfers one after the other (`begin`, then `end`):
+/// after `end` it holds nothing of the transfer (no file, no MIME body, no body, no error, no
+/// reference to the caller's closures), so a handle idle in the pool keeps nothing alive and
+/// the next transfer starts as on a new handle.
+final class TransferStateReuseTests: XCTestCase {
+    private final class Owner: Sendable {}
+
+    private func lines(_ text: [String]) -> [[UInt8]] { text.map { Array(($0 + "\r\n").utf8) } }
+
+    func testEndClosesTheUploadFileAndLetsGoOfWhatTheTransferReferredTo() throws {
+        let handle = try XCTUnwrap(EasyHandle())
+        let state = handle.transferState
+        weak var owner: Owner?
+        do {
+            let strong = Owner()
+            owner = strong
+            state.begin(control: TransferControl(progress: { _ in _ = strong; return true }, cancellation: CancellationHandle()),
+                        requestURL: "http://127.0.0.1/a", maxResponseSize: 1_000)
+        }
+        let descriptor = open("/dev/null", O_RDONLY)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        state.uploadFile = descriptor
+        state.uploadData = Data(repeating: 1, count: 10)
+        XCTAssertEqual(Data(repeating: 0x61, count: 10).withUnsafeBytes { state.receiveBody($0) }, 10)
+        state.storedError = HTTPTransportError(code: .cancelled, message: "x")
+        state.requestsStarted = 2
+
+        state.end()
+
+        XCTAssertEqual(fcntl(descriptor, F_GETFD), -1, "the upload file is closed")
+        XCTAssertEqual(state.uploadFile, -1)
+        XCTAssertNil(state.uploadData)
+        XCTAssertNil(state.storedError)
+        XCTAssertEqual(state.requestsStarted, 0)
+        XCTAssertNil(state.control.progress)
+        XCTAssertNil(state.control.cancellation)
+        XCTAssertNil(owner, "the progress handler's captures are released with the transfer")
+        XCTAssertFalse(state.hasBody, "a body nobody took is freed")
+        XCTAssertEqual(state.bodyCapacity, 0)
+    }
+
+    func testTheNextTransferStartsWithAnEmptyHeadAndItsOwnLimit() throws {
+        let handle = try XCTUnwrap(EasyHandle())
+        let state = handle.transferState
+        state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/a", maxResponseSize: 1_000)
+        for line in lines(["HTTP/1.1 404 Not Found", "X-First: 1", "Content-Length: 10", ""]) {
+            line.withUnsafeBytes { state.receiveHeaderLine($0) }
+        }
+        XCTAssertEqual(state.statusCode, 404)
+        state.end()
+
+        state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/b", maxResponseSize: 5)
+        XCTAssertNil(state.statusCode)
+        XCTAssertFalse(state.headersComplete)
+        XCTAssertNil(state.declaredContentLength)
+        XCTAssertTrue(state.headers.isEmpty)
+        XCTAssertEqual(state.requestURL, "http://127.0.0.1/b")
+        XCTAssertEqual(Data(repeating: 0x61, count: 6).withUnsafeBytes { state.receiveBody($0) }, 0)
+        XCTAssertEqual(state.storedError?.code, .responseTooLarge, "the new limit applies")
+        state.end()
+    }
+
+    func testAHandleSendsAfterAFailedTransferExactlyAsANewOne() throws {
+        // Through the engine: a refused size, then a small body, on a transport with one handle.
+        var configuration = Session.Configuration()
+        configuration.maxIdleHandles = 1
+        configuration.maxResponseSize = 64
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        let large = transport.send(request: HTTPRequest(endpoint: server.http + "/bytes/1000"))
+        XCTAssertEqual(large.error?.code, .responseTooLarge)
+        for _ in 0..<3 {
+            let small = try transport.send(request: HTTPRequest(endpoint: server.http + "/bytes/10")).get()
+            XCTAssertEqual(small.body?.count, 10)
+            XCTAssertEqual(small.httpStatus, .ok)
+        }
+    }
+}
