@@ -13,8 +13,9 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
-            let response = next.proceed(Self.prepared(sent, hop: hop))
-            switch pipeline.conclude(hop: hop, sent: sent, response: response, telemetry: next.telemetry) {
+            // (The response goes straight in: held here too, its first change would copy it.)
+            switch pipeline.conclude(hop: hop, sent: sent, response: next.proceed(Self.prepared(sent, hop: hop)),
+                                     telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
             }
@@ -31,8 +32,9 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
-            let response = await next.proceed(Self.prepared(sent, hop: hop))
-            switch pipeline.conclude(hop: hop, sent: sent, response: response, telemetry: next.telemetry) {
+            // (The response goes straight in: held here too, its first change would copy it.)
+            switch pipeline.conclude(hop: hop, sent: sent, response: await next.proceed(Self.prepared(sent, hop: hop)),
+                                     telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
             }
@@ -64,10 +66,9 @@ extension SendPipeline {
 
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
-    func conclude(hop: Hop, sent: RawRequest, response: RawResponse, telemetry: SendTelemetry) -> HopOutcome {
-        var response = response
+    func conclude(hop: Hop, sent: RawRequest, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
         if sent.streaming != nil { StreamingBody.finish(&response) }
-        response.metrics.redirectCount = hop.redirects
+        if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)
         if let next = followRedirect(&response, from: hop) { return .next(next) }
         // (An async stream's caller ran these on the head already.)
