@@ -27,4 +27,19 @@ final class ResponseHeaderDictionaryTests: XCTestCase {
         XCTAssertEqual(response.headers, ["Set-Cookie": "a=1, b=2", "X": "y"])
         XCTAssertEqual(response.headers, response.headers)
     }
+
+    func testADictionaryMadeBeforeTheResponseChangedIsNotReadAfterwards() {
+        var raw = RawResponse(request: RawRequest(url: URL(fileURLWithPath: "/")), statusCode: .ok, headers: ["A": "1"])
+        do {
+            let earlier = HTTPResponse(httpStatus: .ok, raw: raw)
+            XCTAssertEqual(earlier.headers, ["A": "1"])
+        }
+        raw.headers.add("B", "2")  // the only reference now: changed in place
+        XCTAssertEqual(HTTPResponse(httpStatus: .ok, raw: raw).headers, ["A": "1", "B": "2"])
+        let shared = HTTPResponse(httpStatus: .ok, raw: raw)
+        XCTAssertEqual(shared.headers, ["A": "1", "B": "2"])
+        raw.headers.add("C", "3")  // shared with `shared`: copied first, which keeps its own
+        XCTAssertEqual(shared.headers, ["A": "1", "B": "2"])
+        XCTAssertEqual(HTTPResponse(httpStatus: .ok, raw: raw).headers, ["A": "1", "B": "2", "C": "3"])
+    }
 }

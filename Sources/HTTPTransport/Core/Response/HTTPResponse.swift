@@ -4,33 +4,21 @@ import Synchronization
 /// A successful exchange: status, headers, body, the request as it was sent, and metrics.
 public struct HTTPResponse: Sendable {
     /// The response status.
-    public var httpStatus: HTTPStatusCode { storage.httpStatus }
+    public let httpStatus: HTTPStatusCode
     /// The response headers in order, every value kept.
-    public var rawHeaders: HTTPHeaders { storage.raw.headers }
+    public var rawHeaders: HTTPHeaders { _read { yield raw.headers } }
     /// The response body (`nil` when there was none, or when it was written to `fileURL`).
-    public var body: Data? { storage.raw.data }
+    public var body: Data? { _read { yield raw.data } }
     /// The request as it was sent, after interceptors.
-    public var request: RawRequest { storage.raw.request }
+    public var request: RawRequest { _read { yield raw.request } }
     /// Timing and size figures of the exchange.
-    public var metrics: TransferMetrics { storage.raw.metrics }
+    public var metrics: TransferMetrics { _read { yield raw.metrics } }
     /// Where the body was written, for a download to a file.
-    public var fileURL: URL? { storage.raw.fileURL }
+    public var fileURL: URL? { _read { yield raw.fileURL } }
 
-    /// The exchange as the pipeline ended it, kept as it is (one reference, no field copied), with
-    /// what the response derives from it.
-    private final class Storage: Sendable {
-        let httpStatus: HTTPStatusCode
-        let raw: RawResponse
-        /// `headers`, made on first read and kept (a response never changes).
-        let headerDictionary = HeaderDictionaryCache()
-
-        init(httpStatus: HTTPStatusCode, raw: RawResponse) {
-            self.httpStatus = httpStatus
-            self.raw = raw
-        }
-    }
-
-    private let storage: Storage
+    /// The exchange as the pipeline ended it, kept as it is (one reference, no field copied);
+    /// its storage also keeps the headers dictionary made on first read.
+    private let raw: RawResponse
 
     /// A response value (used by the pipeline, and by tests building responses by hand).
     public init(
@@ -41,17 +29,18 @@ public struct HTTPResponse: Sendable {
         metrics: TransferMetrics = TransferMetrics(),
         fileURL: URL? = nil
     ) {
-        storage = Storage(httpStatus: httpStatus, raw: RawResponse(
-            request: request, statusCode: httpStatus, headers: headers, data: body, metrics: metrics, fileURL: fileURL))
+        self.httpStatus = httpStatus
+        raw = RawResponse(request: request, statusCode: httpStatus, headers: headers, data: body, metrics: metrics, fileURL: fileURL)
     }
 
     /// The successful response `raw` (its error nil), kept as it is.
     init(httpStatus: HTTPStatusCode, raw: RawResponse) {
-        storage = Storage(httpStatus: httpStatus, raw: raw)
+        self.httpStatus = httpStatus
+        self.raw = raw
     }
 
     /// One entry per header name; repeated values joined with `", "`.
-    public var headers: [String: String] { storage.headerDictionary.value { rawHeaders.dictionary } }
+    public var headers: [String: String] { raw.headerDictionary }
 
     /// The value of a header, case-insensitively (repeated values joined with `", "`).
     public func header(named name: String) -> String? { rawHeaders[name] }
@@ -115,6 +104,12 @@ struct HeaderDictionaryCache: ~Copyable, Sendable {
 
     deinit {
         if let stored = Self.box(at: slot.load(ordering: .acquiring)) { stored.release() }
+    }
+
+    /// Forgets the dictionary (the headers it was made from changed).
+    func clear() {
+        guard slot.load(ordering: .relaxed) != 0 else { return }
+        if let stored = Self.box(at: slot.exchange(0, ordering: .acquiringAndReleasing)) { stored.release() }
     }
 
     func value(_ make: () -> [String: String]) -> [String: String] {

@@ -5,43 +5,40 @@ import Foundation
 public struct RawResponse: Sendable {
     /// The request as it was sent (after request interceptors).
     public var request: RawRequest {
-        get { storage.fields.request }
-        _modify { yield &storage.fields.request }
+        _read { yield fields.request }
+        _modify { yield &fields.request }
     }
     /// The response status, or `nil` when no response arrived.
     public var statusCode: HTTPStatusCode? {
-        get { storage.fields.statusCode }
-        _modify { yield &storage.fields.statusCode }
+        _read { yield fields.statusCode }
+        _modify { yield &fields.statusCode }
     }
     /// The response headers in order, every value kept.
     public var headers: HTTPHeaders {
-        get { storage.fields.headers }
-        _modify { yield &storage.fields.headers }
+        _read { yield fields.headers }
+        _modify { yield &fields.headers }
     }
     /// The response body (`nil` when no response arrived or the body went to a file).
     public var data: Data? {
-        get { storage.fields.data }
-        _modify { yield &storage.fields.data }
+        _read { yield fields.data }
+        _modify { yield &fields.data }
     }
     /// The failure so far, if any: a transport fault, or a validation error.
     public var error: HTTPTransportError? {
-        get { storage.fields.error }
-        _modify { yield &storage.fields.error }
+        _read { yield fields.error }
+        _modify { yield &fields.error }
     }
     /// Timing and size figures.
     public var metrics: TransferMetrics {
-        get { storage.fields.metrics }
-        _modify { yield &storage.fields.metrics }
+        _read { yield fields.metrics }
+        _modify { yield &fields.metrics }
     }
     /// Where the body was written, when the request asked for a download to a file.
     public var fileURL: URL? {
-        get { storage.fields.fileURL }
-        _modify { yield &storage.fields.fileURL }
+        _read { yield fields.fileURL }
+        _modify { yield &fields.fileURL }
     }
 
-    /// The fields, kept behind one reference (copy-on-write): a response passes through the
-    /// engine, the pipeline's steps and every interceptor, and each hand-over then costs one
-    /// reference instead of a copy of every field.
     private struct Fields: Sendable {
         var request: RawRequest
         var statusCode: HTTPStatusCode?
@@ -52,7 +49,39 @@ public struct RawResponse: Sendable {
         var fileURL: URL?
     }
 
-    private var storage: CopyOnWrite<Fields>
+    /// The fields, kept behind one reference (copy-on-write): a response passes through the
+    /// engine, the pipeline's steps and every interceptor, and each hand-over then costs one
+    /// reference instead of a copy of every field. An `HTTPResponse` keeps the same object, with
+    /// the headers dictionary it derives, so that the object the engine made is the only one
+    /// a response needs. Changed only while uniquely referenced, so sharing it is safe; no two
+    /// accesses to `fields` can overlap, so it opts out of the exclusivity bookkeeping.
+    private final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) var fields: Fields
+        /// `HTTPResponse.headers` as made from `fields.headers` (cleared when the fields change).
+        let headerDictionary = HeaderDictionaryCache()
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    private var fields: Fields {
+        _read { yield storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) {
+                storage = Storage(storage.fields)
+            } else {
+                storage.headerDictionary.clear()
+            }
+            yield &storage.fields
+        }
+    }
+
+    /// The headers as one dictionary (`HTTPResponse.headers`), made once for these fields.
+    var headerDictionary: [String: String] {
+        let storage = storage
+        return storage.headerDictionary.value { storage.fields.headers.dictionary }
+    }
 
     /// Whether `request` went to the engine: `false` when a request interceptor failed the hop
     /// first (a retrier is told what the failed attempt sent, if anything).
@@ -68,7 +97,7 @@ public struct RawResponse: Sendable {
         metrics: TransferMetrics = TransferMetrics(),
         fileURL: URL? = nil
     ) {
-        storage = CopyOnWrite(Fields(request: request, statusCode: statusCode, headers: headers, data: data, error: error,
+        storage = Storage(Fields(request: request, statusCode: statusCode, headers: headers, data: data, error: error,
                                  metrics: metrics, fileURL: fileURL))
     }
 }
