@@ -55,6 +55,8 @@ size_t ccurl_readfunc_abort(void);
 size_t ccurl_writefunc_pause(void);
 /// Resumes a paused transfer (curl_easy_pause with CURLPAUSE_CONT); call it on the thread that performs.
 CURLcode ccurl_unpause(CURL *handle);
+/// Pauses receiving outside a callback (curl_easy_pause with CURLPAUSE_RECV), on the thread that performs.
+CURLcode ccurl_pause_receive(CURL *handle);
 
 // MARK: - Multi handle
 

@@ -196,16 +196,28 @@ final class StreamReceiver: BodySink {
         return .proceed
     }
 
-    /// Hands the gathered bytes to the consumer (whatever its buffer holds: at most one piece
-    /// more); `false` when the consumer stopped the transfer.
-    func flushPending(_ state: TransferState) -> Bool {
+    /// Hands the bytes a round gathered to the consumer, within its buffer: a full buffer pauses
+    /// the transfer here instead (on the thread that performs it, between rounds) and the bytes
+    /// wait for the resume, so a slow consumer's buffer stays bounded however the bytes arrive.
+    /// When the transfer has ended (`final`) they go in whatever the buffer holds (at most one
+    /// piece more). `false` when the consumer stopped the transfer.
+    func flushPending(_ state: TransferState, handle: EasyHandle, final: Bool = false) -> Bool {
         guard !pending.isEmpty, state.storedError == nil else { return state.storedError == nil }
-        defer { pending = Data() }
-        guard body.consumer.receive(pending, evenIfFull: true) != .stop else {
+        switch body.consumer.receive(pending, evenIfFull: final) {
+        case .more:
+            pending = Data()
+            return true
+        case .pause:
+            if !isPaused {
+                isPaused = true
+                _ = ccurl_pause_receive(handle.curl)
+            }
+            return true
+        case .stop:
+            pending = Data()
             stopped(state)
             return false
         }
-        return true
     }
 
     private func stopped(_ state: TransferState) {

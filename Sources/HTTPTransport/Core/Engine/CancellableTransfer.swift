@@ -37,7 +37,13 @@ struct CancellableTransfer: TransferDriver {
                                                            engine: engine, started: started) {
                 return code
             }
-            if running == 0 { break }
+            if running == 0 {
+                // The bytes of the last round go out even to a full buffer: the transfer is over.
+                if let stream = state.stream, !stream.flushPending(state, handle: handle, final: true) {
+                    return CURLE_ABORTED_BY_CALLBACK
+                }
+                break
+            }
             if cancellation?.isCancelled == true { return state.cancelled() }
             let wait = state.stream?.nextCheck(at: .now, started: started) ?? .seconds(1)
             _ = curl_multi_poll(multi, nil, 0, Int32((wait / .milliseconds(1)).rounded(.up)), nil)
@@ -66,7 +72,7 @@ struct CancellableTransfer: TransferDriver {
                 return CURLE_ABORTED_BY_CALLBACK
             }
         }
-        guard stream.flushPending(state) else { return CURLE_ABORTED_BY_CALLBACK }
+        guard stream.flushPending(state, handle: handle) else { return CURLE_ABORTED_BY_CALLBACK }
         if state.storedError == nil, let error = stream.expired(at: .now, started: started, url: state.requestURL) {
             state.storedError = error
             return CURLE_OPERATION_TIMEDOUT
@@ -76,7 +82,7 @@ struct CancellableTransfer: TransferDriver {
             stream.isPaused = false
             stream.lastActivity = .now
             _ = ccurl_unpause(handle.curl)
-            guard stream.flushPending(state) else { return CURLE_ABORTED_BY_CALLBACK }
+            guard stream.flushPending(state, handle: handle) else { return CURLE_ABORTED_BY_CALLBACK }
         }
         return nil
     }

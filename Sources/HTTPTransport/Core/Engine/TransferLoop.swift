@@ -177,12 +177,19 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Takes `transfer` off the multi handle (when still on it) and hands its result back.
+    /// Takes `transfer` off the multi handle (when still on it) and hands its result back; a
+    /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
     private func remove(_ transfer: LoopTransfer, code: CURLcode) {
         let curl = transfer.handle.curl
         guard running[curl] === transfer else { return }
         running[curl] = nil
-        if streams.removeValue(forKey: curl) != nil { transfer.state.stream?.body.consumer.setWaker(nil) }
+        var code = code
+        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.stream {
+            if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {
+                code = CURLE_ABORTED_BY_CALLBACK
+            }
+            stream.body.consumer.setWaker(nil)
+        }
         curl_multi_remove_handle(multi, curl)
         transfer.finish(code)
     }
