@@ -130,10 +130,12 @@ size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *user
 typedef struct ccurl_metrics {
     curl_off_t name_lookup_us, connect_us, tls_handshake_us, first_byte_us, total_us;
     curl_off_t bytes_sent, bytes_received;
-    long connects, response_code, http_version, remote_port, local_port;
+    long connects, http_version, remote_port, local_port;
     const char *remote_address;  // owned by the handle, valid until its next transfer
 } ccurl_metrics;
-void ccurl_get_metrics(CURL *handle, ccurl_metrics *metrics);
+/// `sent_body`: whether the request had a body (without one, no body bytes were sent: 0 is
+/// not asked of libcurl).
+void ccurl_get_metrics(CURL *handle, int sent_body, ccurl_metrics *metrics);
 /// One `long` of transfer information (e.g. CURLINFO_HTTP_CONNECTCODE, CURLINFO_OS_ERRNO).
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 

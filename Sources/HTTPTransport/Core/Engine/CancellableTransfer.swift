@@ -64,8 +64,9 @@ struct CancellableTransfer: TransferDriver {
                               engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
         if stream.streamsBody, !stream.announced, state.storedError == nil {
             stream.announced = true
+            let metrics = engine.collectMetrics(handle, sentBody: request.sendsBody, receivedStatus: state.statusCode != nil)
             var head = RawResponse(request: request, statusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
-                                   headers: state.headers, metrics: engine.collectMetrics(handle))
+                                   headers: state.headers, metrics: metrics)
             head.metrics.redirectCount = stream.body.redirects
             if let error = stream.body.consumer.headArrived(head) {
                 state.storedError = error

@@ -3,10 +3,11 @@ import Foundation
 
 /// The figures of a finished transfer (`TransferMetrics`), as libcurl measured them.
 extension CurlEngine {
-    /// libcurl's figures for the transfer that just ended on `handle`, read in one C call.
-    func collectMetrics(_ handle: EasyHandle) -> TransferMetrics {
+    /// libcurl's figures for the transfer that just ended on `handle`, read in one C call
+    /// (`sentBody`: whether the request had a body; `receivedStatus`: whether a status line arrived).
+    func collectMetrics(_ handle: EasyHandle, sentBody: Bool, receivedStatus: Bool) -> TransferMetrics {
         var figures = ccurl_metrics()
-        ccurl_get_metrics(handle.curl, &figures)
+        ccurl_get_metrics(handle.curl, sentBody ? 1 : 0, &figures)
         var metrics = TransferMetrics()
         metrics.nameLookup = Double(figures.name_lookup_us) / 1_000_000
         metrics.connect = Double(figures.connect_us) / 1_000_000
@@ -15,7 +16,7 @@ extension CurlEngine {
         metrics.total = Double(figures.total_us) / 1_000_000
         metrics.bytesSent = Int64(figures.bytes_sent)
         metrics.bytesReceived = Int64(figures.bytes_received)
-        metrics.connectionReused = figures.connects == 0 && figures.response_code != 0
+        metrics.connectionReused = figures.connects == 0 && receivedStatus
         switch figures.http_version {
         case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = "1.0"
         case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = "1.1"

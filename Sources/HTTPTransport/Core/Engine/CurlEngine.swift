@@ -121,7 +121,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
     /// The response (or the failure) the transfer ended with.
     func response(to request: RawRequest, of transfer: CurlTransfer, code: CURLcode) -> RawResponse {
         let state = transfer.state
-        let metrics = collectMetrics(transfer.handle)
+        let metrics = collectMetrics(transfer.handle, sentBody: request.sendsBody, receivedStatus: state.statusCode != nil)
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
         guard code == CURLE_OK || state.memory.cutShort, state.storedError == nil else {
             state.download?.abandon()
