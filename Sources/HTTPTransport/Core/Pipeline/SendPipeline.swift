@@ -19,6 +19,9 @@ final class SendPipeline: Sendable {
     let requestInterceptors: [any HTTPRequestInterceptor]
     /// The request's interceptors, then the transport's.
     let responseInterceptors: [any HTTPResponseInterceptor]
+    /// Each response interceptor's `interceptsSuccesses`, read once (a success skips those
+    /// that say `false` without touching them).
+    private let interceptsSuccesses: [Bool]
     /// Whether a status other than 2xx is a failure (`HTTPTransport.useDefaultValidation`).
     let validatesStatus: Bool
     /// Decides whether a failed attempt is sent again.
@@ -32,6 +35,7 @@ final class SendPipeline: Sendable {
         self.session = session
         self.requestInterceptors = requestInterceptors
         self.responseInterceptors = responseInterceptors
+        interceptsSuccesses = responseInterceptors.map(\.interceptsSuccesses)
         self.validatesStatus = validatesStatus
         self.retrier = retrier
         steps = session.sendSteps(retries: retrier != nil)
@@ -44,6 +48,7 @@ final class SendPipeline: Sendable {
         self.steps = steps
         requestInterceptors = []
         responseInterceptors = []
+        interceptsSuccesses = []
         validatesStatus = false
         retrier = nil
     }
@@ -199,8 +204,8 @@ final class SendPipeline: Sendable {
 
     /// Intercept response: the request's response interceptors, then the transport's.
     func intercept(_ response: inout RawResponse) {
-        for interceptor in responseInterceptors where response.error != nil || interceptor.interceptsSuccesses {
-            response = interceptor.intercept(response: response)
+        for index in responseInterceptors.indices where response.error != nil || interceptsSuccesses[index] {
+            response = responseInterceptors[index].intercept(response: response)
         }
     }
 

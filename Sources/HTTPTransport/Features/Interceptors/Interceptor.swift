@@ -26,7 +26,7 @@ public protocol HTTPResponseInterceptor: Sendable {
 
     /// `false` for an interceptor that only ever changes failed responses: the pipeline then
     /// hands it failures only, and successes skip it (and the copy of the response there and
-    /// back). Default `true`.
+    /// back). Read once, when the transport is made. Default `true`.
     var interceptsSuccesses: Bool { get }
 }
 
