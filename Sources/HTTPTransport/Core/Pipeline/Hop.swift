@@ -14,13 +14,16 @@ struct Hop {
     /// The first request's URL: its origin is the one credentials belong to.
     let firstURL: URL
     /// When the exchange must be over (set once the first hop's time-out is known), as a time
-    /// on `Hop.clock`: a `Duration` is plain bytes, where the clock's own `Instant` makes every
-    /// copy of a hop go through the runtime's generic value operations.
+    /// on `Hop.clock`.
     var deadline: Duration?
 
-    /// The time since the process's first hop, on the continuous clock.
-    static var clock: Duration { clockStart.duration(to: .now) }
-    private static let clockStart = ContinuousClock.now
+    /// The time on the system's monotonic clock (`CLOCK_MONOTONIC`, which the engine's
+    /// time-outs also run on), read without going through `ContinuousClock`'s instants.
+    static var clock: Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Duration(secondsComponent: Int64(time.tv_sec), attosecondsComponent: Int64(time.tv_nsec) * 1_000_000_000)
+    }
 
     /// The first hop of an exchange.
     init(first request: consuming RawRequest) {
