@@ -74,17 +74,22 @@ CURLcode ccurl_set_callback_userdata(CURL *handle, void *userdata) {
     return code;
 }
 
+/// Makes room for `needed` bytes in all, doubling; 0 when memory ran out. (Out of line: the
+/// buffer keeps its memory from one transfer to the next, so this is rare.)
+static __attribute__((noinline)) int ccurl_lines_grow(ccurl_header_lines *lines, size_t needed) {
+    size_t capacity = lines->capacity ? 2 * lines->capacity : 512;
+    if (capacity < needed) capacity = needed;
+    unsigned char *grown = realloc(lines->bytes, capacity);
+    if (grown == NULL) return 0;
+    lines->bytes = grown;
+    lines->capacity = capacity;
+    return 1;
+}
+
 static inline void ccurl_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
     if (length == 0 || lines->count + length >= UINT32_MAX) return;
     size_t needed = lines->count + length + 1;
-    if (needed > lines->capacity) {
-        size_t capacity = lines->capacity ? 2 * lines->capacity : 512;
-        if (capacity < needed) capacity = needed;
-        unsigned char *grown = realloc(lines->bytes, capacity);
-        if (grown == NULL) return;
-        lines->bytes = grown;
-        lines->capacity = capacity;
-    }
+    if (needed > lines->capacity && !ccurl_lines_grow(lines, needed)) return;
     if (line[0] == ' ' || line[0] == '\t') lines->has_fold = 1;
     memcpy(lines->bytes + lines->count, line, length);
     lines->bytes[needed - 1] = '\n';
@@ -155,14 +160,9 @@ static int ccurl_starts_response(const ccurl_response_head *head) {
     return head->complete && head->status < 200;
 }
 
-static inline int ccurl_head_line(ccurl_response_head *head, const char *line, size_t length) {
-    size_t end = length;
-    while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) end--;
-    if (end == 0) {
-        head->in_block = 0;
-        head->complete = head->status >= 0;
-        return head->complete && head->status >= 200 ? CCURL_HEAD_LINE_ENDS_FINAL_HEAD : CCURL_HEAD_LINE_TAKEN;
-    }
+/// A line that may be a status line (starts with "H") or one of the two headers acted on before
+/// the body (starts with "c"). Out of line: the ordinary line's path stays short.
+static __attribute__((noinline)) int ccurl_head_special_line(ccurl_response_head *head, const char *line, size_t end) {
     if (end >= 5 && memcmp(line, "HTTP/", 5) == 0 && ccurl_starts_response(head)) {
         // A status line: the first, or the final response's after an interim 1xx block.
         ccurl_header_lines_clear(&head->lines);
@@ -184,6 +184,19 @@ static inline int ccurl_head_line(ccurl_response_head *head, const char *line, s
     }
     ccurl_lines_append(&head->lines, line, end);
     return action;
+}
+
+static inline int ccurl_head_line(ccurl_response_head *head, const char *line, size_t length) {
+    size_t end = length;
+    while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) end--;
+    if (end == 0) {
+        head->in_block = 0;
+        head->complete = head->status >= 0;
+        return head->complete && head->status >= 200 ? CCURL_HEAD_LINE_ENDS_FINAL_HEAD : CCURL_HEAD_LINE_TAKEN;
+    }
+    if (line[0] == 'H' || (line[0] | 0x20) == 'c') return ccurl_head_special_line(head, line, end);
+    ccurl_lines_append(&head->lines, line, end);
+    return CCURL_HEAD_LINE_TAKEN;
 }
 
 int ccurl_response_head_receive(ccurl_response_head *head, const char *line, size_t length) {

@@ -37,6 +37,18 @@ final class HandlePoolTests: XCTestCase {
         XCTAssertEqual(pool.idleCount, 0)
     }
 
+    func testWhenEveryHandleIsPastTheTimeoutNoneIsHandedOut() throws {
+        let pool = HandlePool(maxIdle: 4, idleTimeout: 1)
+        let handles = try (0..<3).map { _ in try handle() }
+        for handle in handles { pool.checkIn(handle) }
+        for handle in handles { handle.idleSince = HandlePool.now() - 5_000 }
+        XCTAssertNil(pool.checkOut())
+        XCTAssertEqual(pool.idleCount, 0)
+        let fresh = try handle()
+        pool.checkIn(fresh)
+        XCTAssertTrue(pool.checkOut() === fresh)
+    }
+
     func testDrainClosesEveryIdleHandle() throws {
         let pool = HandlePool(maxIdle: 4, idleTimeout: 60)
         for _ in 0..<3 { pool.checkIn(try handle()) }

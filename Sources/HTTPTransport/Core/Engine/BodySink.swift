@@ -48,8 +48,10 @@ final class MemoryBody: BodySink {
 
     /// Empty again, for the next transfer (a body nobody took is freed).
     func reset() {
-        free(bytes)
-        bytes = nil
+        if let bytes {
+            free(bytes)
+            self.bytes = nil
+        }
         cut = .max
         cutShort = false
         count = 0

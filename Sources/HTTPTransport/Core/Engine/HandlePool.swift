@@ -22,12 +22,15 @@ final class HandlePool: Sendable {
         return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
-    /// The most recently used idle handle, or `nil` when none is left.
+    /// The most recently used idle handle, or `nil` when none is left. Handles idle past the
+    /// time-out are closed first: they are the oldest, at the front (handles come back at the end).
     func checkOut() -> EasyHandle? {
         let now = Self.now()
         let (handle, expired): (EasyHandle?, [EasyHandle]) = idle.withLock { handles in
-            let expired = handles.filter { now - $0.idleSince > idleTimeout }
-            if !expired.isEmpty { handles.removeAll { now - $0.idleSince > idleTimeout } }
+            guard let oldest = handles.first, now - oldest.idleSince > idleTimeout else { return (handles.popLast(), []) }
+            let stale = handles.prefix { now - $0.idleSince > idleTimeout }.count
+            let expired = Array(handles[..<stale])
+            handles.removeFirst(stale)
             return (handles.popLast(), expired)
         }
         _ = expired  // released (and closed) outside the lock

@@ -34,6 +34,7 @@ extension RawRequest {
     /// would not be the answer to the request as the caller made it.
     var mayBeResentByLibcurl: Bool {
         guard method.isIdempotent else { return false }
+        guard !headers.isEmpty else { return true }
         // One pass over the fields (most requests have none or a few), not one per name.
         return !headers.contains { field in Self.preconditionFields.contains { field.name.caseInsensitiveEquals($0) } }
     }

@@ -119,20 +119,27 @@ final class TransferState {
     /// The transfer is over (`CurlEngine.finish`): its file and MIME body are closed, a body
     /// nobody took is freed, and every reference it made is let go, so the state is as new.
     func end() {
-        storedError = nil
-        download = nil
-        stream = nil
-        lastProgressReport = nil
-        uploadData = nil
+        // (Each field is reset only when the transfer set it: most transfers set few.)
+        if storedError != nil { storedError = nil }
+        if download != nil { download = nil }
+        if stream != nil { stream = nil }
+        if uploadData != nil { uploadData = nil }
         uploadOffset = 0
-        if uploadFile >= 0 { close(uploadFile) }
-        uploadFile = -1
+        if uploadFile >= 0 {
+            close(uploadFile)
+            uploadFile = -1
+        }
         mayResend = true
         requestsStarted = 0
-        if let mime { curl_mime_free(mime) }
-        mime = nil
-        pinCheck = nil
-        control = TransferControl()
+        if let mime {
+            curl_mime_free(mime)
+            self.mime = nil
+        }
+        if pinCheck != nil { pinCheck = nil }
+        if control.progress != nil || control.cancellation != nil {
+            control = TransferControl()
+            lastProgressReport = nil  // (set only for a progress handler)
+        }
         memory.reset()
     }
 

@@ -6,15 +6,15 @@ public struct HTTPResponse: Sendable {
     /// The response status.
     public let httpStatus: HTTPStatusCode
     /// The response headers in order, every value kept.
-    public var rawHeaders: HTTPHeaders { _read { yield raw.headers } }
+    public var rawHeaders: HTTPHeaders { raw.headers }
     /// The response body (`nil` when there was none, or when it was written to `fileURL`).
-    public var body: Data? { _read { yield raw.data } }
+    public var body: Data? { raw.data }
     /// The request as it was sent, after interceptors.
-    public var request: RawRequest { _read { yield raw.request } }
+    public var request: RawRequest { raw.request }
     /// Timing and size figures of the exchange.
-    public var metrics: TransferMetrics { _read { yield raw.metrics } }
+    public var metrics: TransferMetrics { raw.metrics }
     /// Where the body was written, for a download to a file.
-    public var fileURL: URL? { _read { yield raw.fileURL } }
+    public var fileURL: URL? { raw.fileURL }
 
     /// The exchange as the pipeline ended it, kept as it is (one reference, no field copied);
     /// its storage also keeps the headers dictionary made on first read.

@@ -5,37 +5,37 @@ import Foundation
 public struct RawResponse: Sendable {
     /// The request as it was sent (after request interceptors).
     public var request: RawRequest {
-        _read { yield fields.request }
+        get { storage.fields.request }
         _modify { yield &fields.request }
     }
     /// The response status, or `nil` when no response arrived.
     public var statusCode: HTTPStatusCode? {
-        _read { yield fields.statusCode }
+        get { storage.fields.statusCode }
         _modify { yield &fields.statusCode }
     }
     /// The response headers in order, every value kept.
     public var headers: HTTPHeaders {
-        _read { yield fields.headers }
+        get { storage.fields.headers }
         _modify { yield &fields.headers }
     }
     /// The response body (`nil` when no response arrived or the body went to a file).
     public var data: Data? {
-        _read { yield fields.data }
+        get { storage.fields.data }
         _modify { yield &fields.data }
     }
     /// The failure so far, if any: a transport fault, or a validation error.
     public var error: HTTPTransportError? {
-        _read { yield fields.error }
+        get { storage.fields.error }
         _modify { yield &fields.error }
     }
     /// Timing and size figures.
     public var metrics: TransferMetrics {
-        _read { yield fields.metrics }
+        get { storage.fields.metrics }
         _modify { yield &fields.metrics }
     }
     /// Where the body was written, when the request asked for a download to a file.
     public var fileURL: URL? {
-        _read { yield fields.fileURL }
+        get { storage.fields.fileURL }
         _modify { yield &fields.fileURL }
     }
 
