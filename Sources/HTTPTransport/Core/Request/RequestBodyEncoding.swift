@@ -1,10 +1,11 @@
 import Foundation
 
 /// The body of a resolved request, by the request type's rule (see `RequestResolver.BodyRule`),
-/// with the `Content-Type` it implies unless the request set one.
+/// with the `Content-Type` it implies unless the request set one. (`url` is the request's, for
+/// errors: made into text only when one is thrown.)
 enum RequestBodyEncoding {
     static func body(for rule: RequestResolver.BodyRule, sets: [HTTPRequestParameters], headers: inout HTTPHeaders,
-                     url: String) throws(HTTPTransportError) -> RawRequest.Body? {
+                     url: URL) throws(HTTPTransportError) -> RawRequest.Body? {
         switch rule {
         case .parameters:
             return try parameterBody(sets, headers: &headers, url: url)
@@ -22,7 +23,7 @@ enum RequestBodyEncoding {
 
     /// The winning body encoding among `.json`, `.propertyList` and `.form`: the last set's.
     private static func parameterBody(_ sets: [HTTPRequestParameters], headers: inout HTTPHeaders,
-                                      url: String) throws(HTTPTransportError) -> RawRequest.Body? {
+                                      url: URL) throws(HTTPTransportError) -> RawRequest.Body? {
         let bodyKinds: [HTTPRequestParameters.Encoding.Kind] = [.json, .propertyList, .form]
         guard let winner = sets.last(where: { bodyKinds.contains($0.encoding.kind) })?.encoding.kind,
               let values = RequestResolver.merged(sets, kind: winner) else { return nil }
@@ -37,10 +38,11 @@ enum RequestBodyEncoding {
                 return .data(try PropertyListParameterEncoder.encode(values))
             } catch let error as HTTPTransportError {
                 var error = error
-                if error.url == nil { error.url = url }
+                if error.url == nil { error.url = url.absoluteString }
                 throw error
             } catch {
-                throw HTTPTransportError(code: .encodingFailed, message: "Property-list encoding failed: \(error)", url: url)
+                throw HTTPTransportError(code: .encodingFailed, message: "Property-list encoding failed: \(error)",
+                                         url: url.absoluteString)
             }
         default:
             setDefault(&headers, "Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
@@ -50,7 +52,7 @@ enum RequestBodyEncoding {
 
     /// The file part, then every `.propertyList`/`.form` value as a field (`.json` sets ignored).
     private static func multipartParts(_ file: FileMultipart, sets: [HTTPRequestParameters],
-                                       url: String) throws(HTTPTransportError) -> [MultipartPart] {
+                                       url: URL) throws(HTTPTransportError) -> [MultipartPart] {
         if let fileURL = file.fileURL { try checkReadable(fileURL, url: url) }
         var parts = [file.multipartPart]
         var fields: [String: ParameterValue] = [:]
@@ -64,14 +66,14 @@ enum RequestBodyEncoding {
                 parts.append(MultipartPart(name: name, content: .data(Data(text.utf8))))
             }
         }
-        try HeaderFieldRules.check(parts: parts, url: url)
+        try HeaderFieldRules.check(parts: parts, url: url.absoluteString)
         return parts
     }
 
-    private static func checkReadable(_ file: URL, url: String) throws(HTTPTransportError) {
+    private static func checkReadable(_ file: URL, url: URL) throws(HTTPTransportError) {
         if let problem = UploadFile.problem(with: file) {
             throw HTTPTransportError(code: .fileIO, message: "Cannot read the file to upload (\(problem)): \(file.path)",
-                                     url: url)
+                                     url: url.absoluteString)
         }
     }
 

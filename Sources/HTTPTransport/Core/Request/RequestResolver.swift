@@ -40,10 +40,10 @@ enum RequestResolver {
         let sets = request.parameters
         let url = try withQuery(of: sets, appendedTo: parseURL(request.endpoint, endpoints: endpoints))
         var headers = HTTPHeaders(request.headers)
-        let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url.absoluteString)
+        let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url)
         var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout,
                              download: download)
-        raw.streaming = request.notes.streaming
+        if let streaming = request.notes.streaming { raw.streaming = streaming }
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
         return raw
     }
