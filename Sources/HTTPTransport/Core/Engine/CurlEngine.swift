@@ -62,17 +62,22 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
     func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
         let url = request.url.absoluteString
         try WireHeaders.validate(request.headers, url: url)
-        // One decision, proxy or direct, for the address policy and for libcurl alike.
-        let route = connectionOptions.decidesProxy ? connectionOptions.route(for: request) : nil
-        // A send an address policy cannot check (it would go through a proxy) is refused.
-        if let route, let refusal = connectionOptions.refusal(for: request, route: route) { throw refusal }
+        // One decision, proxy or direct, for the address policy and for libcurl alike (nil: the
+        // session leaves it to libcurl and the environment).
+        var proxy: String?
+        if connectionOptions.decidesProxy {
+            let route = connectionOptions.route(for: request)
+            // A send an address policy cannot check (it would go through a proxy) is refused.
+            if let refusal = connectionOptions.refusal(for: request, route: route) { throw refusal }
+            proxy = route.curlValue
+        }
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // A handle whose set-up fails is not checked back in: `transfer` closes it.
         var options = try describe(request, transfer)
-        options.proxy = route?.curlValue
-        options.forbidsReuse = connectionOptions.forbidsReuse(of: request.url)
+        if proxy != nil { options.proxy = proxy }
+        if connectionOptions.forbidsReuse(of: request.url) { options.forbidsReuse = true }
         do {
             try options.apply(to: handle, userAgent: configuration.userAgent)
             handle.transferSlot.pointee.state = transfer.state.opaque
@@ -91,14 +96,14 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             try file.prepare(headers: &headers, url: transfer.url)
             transfer.state.download = file
         }
-        transfer.state.mayResend = request.mayBeResentByLibcurl
+        if !request.mayBeResentByLibcurl { transfer.state.mayResend = false }
         if let streaming = request.streaming {
             transfer.state.stream = StreamReceiver(
                 body: streaming, headTimeout: request.timeout,
                 stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout))
         }
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
-        transfer.state.pinCheck = pinCheck
+        if let pinCheck { transfer.state.pinCheck = pinCheck }
         let timeout = Self.milliseconds(request.timeout)
         return TransferOptions(
             url: transfer.url,

@@ -24,7 +24,7 @@ struct TransferOptions: Equatable {
     /// The method and where the body comes from (several options that must change together).
     var body: BodyOption
     /// `CURLOPT_HTTPHEADER`: what the handle's header list is built from.
-    var headers: HeaderListSource?
+    var headers: HeaderListSource
     /// `CURLOPT_NOPROGRESS` off: the progress callback runs (progress reports, cancellation).
     var reportsProgress: Bool
     /// The per-host TLS checks.
@@ -41,63 +41,67 @@ struct TransferOptions: Equatable {
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
         TransferOptions(url: "", timeoutMilliseconds: 0, connectTimeoutMilliseconds: 0, maxFileSize: 0, body: .get,
-                        headers: nil, reportsProgress: false, tls: TLSOption(), proxy: nil)
+                        headers: .none, reportsProgress: false, tls: TLSOption(), proxy: nil)
     }
 
     /// Sets on `handle` every option that differs from what it holds, then records these.
     /// (A handle whose set-up fails is closed, never reused: what it holds then does not matter.)
     /// A handle that already holds every option (the same request again) keeps its record as it
-    /// is: only the comparisons are made.
+    /// is: only the comparisons are made, on the record in place.
     func apply(to handle: EasyHandle, userAgent: String) throws(EngineSetupError) {
+        try apply(to: handle, holding: &handle.applied, userAgent: userAgent)
+    }
+
+    /// `apply(to:userAgent:)` with the handle's record (`EasyHandle.applied`) as `held`.
+    private func apply(to handle: EasyHandle, holding held: inout TransferOptions,
+                       userAgent: String) throws(EngineSetupError) {
         var changed = false
-        if url != handle.applied.url {
+        if url != held.url {
             try handle.set(CURLOPT_URL, url)
             changed = true
         }
-        if holdsOtherNumbers(than: handle) {
-            try applyNumbers(to: handle)
+        if holdsOtherNumbers(than: held) {
+            try applyNumbers(to: handle, holding: held)
             changed = true
         }
-        if body != handle.applied.body {
+        if body != held.body {
             try body.apply(to: handle)
             changed = true
         }
-        if headers != handle.applied.headers {
-            try handle.setHeaderList(headers.map { $0.lines(userAgent: userAgent) } ?? [])
+        if headers != held.headers {
+            try handle.setHeaderList(headers.lines(userAgent: userAgent))
             changed = true
         }
-        if tls != handle.applied.tls {
-            try tls.apply(to: handle)
+        if tls != held.tls {
+            try tls.apply(to: handle, holding: held.tls)
             changed = true
         }
-        if proxy != handle.applied.proxy {
+        if proxy != held.proxy {
             try handle.set(CURLOPT_PROXY, proxy)
             changed = true
         }
         guard changed else { return }
-        var record = self
-        record.body = body.withoutCopiedBytes
-        handle.applied = record
+        held = self
+        held.body = body.withoutCopiedBytes
     }
 
-    /// Whether a numeric or on/off option differs from what `handle` holds.
-    private func holdsOtherNumbers(than handle: EasyHandle) -> Bool {
-        let held = handle.applied
-        return timeoutMilliseconds != held.timeoutMilliseconds || connectTimeoutMilliseconds != held.connectTimeoutMilliseconds
+    /// Whether a numeric or on/off option differs from what the handle holds.
+    private func holdsOtherNumbers(than held: borrowing TransferOptions) -> Bool {
+        timeoutMilliseconds != held.timeoutMilliseconds || connectTimeoutMilliseconds != held.connectTimeoutMilliseconds
             || maxFileSize != held.maxFileSize || reportsProgress != held.reportsProgress
             || forbidsReuse != held.forbidsReuse || decodesContent != held.decodesContent
     }
 
-    /// The numeric and on/off options that differ from what `handle` holds.
-    private func applyNumbers(to handle: EasyHandle) throws(EngineSetupError) {
-        if timeoutMilliseconds != handle.applied.timeoutMilliseconds { try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
-        if connectTimeoutMilliseconds != handle.applied.connectTimeoutMilliseconds {
+    /// The numeric and on/off options that differ from what the handle holds.
+    private func applyNumbers(to handle: EasyHandle, holding held: borrowing TransferOptions) throws(EngineSetupError) {
+        if timeoutMilliseconds != held.timeoutMilliseconds { try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
+        if connectTimeoutMilliseconds != held.connectTimeoutMilliseconds {
             try handle.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
         }
-        if maxFileSize != handle.applied.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
-        if reportsProgress != handle.applied.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
-        if forbidsReuse != handle.applied.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
-        if decodesContent != handle.applied.decodesContent { try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent) }
+        if maxFileSize != held.maxFileSize { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize) }
+        if reportsProgress != held.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
+        if forbidsReuse != held.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
+        if decodesContent != held.decodesContent { try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent) }
     }
 }
 
@@ -174,10 +178,26 @@ enum BodyOption: Equatable {
 struct HeaderListSource: Equatable {
     var headers: HTTPHeaders
     var sendsBody: Bool
+    /// `false` only for `none`: no list set (a handle no transfer has used), unequal to any
+    /// transfer's.
+    private var isSet = true
+
+    init(headers: HTTPHeaders, sendsBody: Bool) {
+        self.headers = headers
+        self.sendsBody = sendsBody
+    }
+
+    /// libcurl's default: no header list.
+    static var none: HeaderListSource {
+        var none = HeaderListSource(headers: HTTPHeaders(), sendsBody: false)
+        none.isSet = false
+        return none
+    }
 
     func lines(userAgent: String) -> [String] {
-        WireHeaders.fields(headers: headers, sendsBody: sendsBody, userAgent: userAgent,
-                           acceptEncoding: CurlEngine.acceptEncoding).map(WireHeaders.line)
+        guard isSet else { return [] }
+        return WireHeaders.fields(headers: headers, sendsBody: sendsBody, userAgent: userAgent,
+                                  acceptEncoding: CurlEngine.acceptEncoding).map(WireHeaders.line)
     }
 }
 
@@ -195,8 +215,7 @@ struct TLSOption: Equatable {
     /// `CURLOPT_SSL_SESSIONID_CACHE`.
     var cachesSessions = true
 
-    func apply(to handle: EasyHandle) throws(EngineSetupError) {
-        let held = handle.applied.tls
+    func apply(to handle: EasyHandle, holding held: borrowing TLSOption) throws(EngineSetupError) {
         if verifiesPeer != held.verifiesPeer { try handle.set(CURLOPT_SSL_VERIFYPEER, verifiesPeer) }
         if verifiesHost != held.verifiesHost { try handle.set(CURLOPT_SSL_VERIFYHOST, verifiesHost ? 2 : 0) }
         if pinnedPublicKeys != held.pinnedPublicKeys { try handle.set(CURLOPT_PINNEDPUBLICKEY, pinnedPublicKeys) }
