@@ -96,7 +96,8 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             try file.prepare(headers: &headers, url: transfer.url)
             transfer.state.download = file
         }
-        if !request.mayBeResentByLibcurl { transfer.state.mayResend = false }
+        let refusesResend = !request.mayBeResentByLibcurl
+        if refusesResend { transfer.state.mayResend = false }
         if let streaming = request.streaming {
             transfer.state.stream = StreamReceiver(
                 body: streaming, headTimeout: request.timeout,
@@ -114,7 +115,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
             reportsProgress: transfer.state.control.progress != nil || transfer.state.control.cancellation != nil,
-            tls: tls)
+            tls: tls, refusesResend: refusesResend)
     }
 
     /// Runs the transfer on this thread, with the driver it needs (`TransferDriver`).
@@ -198,7 +199,6 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
             try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, ccurl_header_callback, curlReadCallback,
                                                  curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
-            try handle.check(ccurl_set_prereq_callback(handle.curl, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
             try setTrustStore(on: handle)
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))

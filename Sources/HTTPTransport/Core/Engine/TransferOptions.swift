@@ -34,6 +34,9 @@ struct TransferOptions: Equatable {
     var proxy: String?
     /// `CURLOPT_FORBID_REUSE`: close the connection after this transfer (see `ConnectionOptions.forbidsReuse`).
     var forbidsReuse = false
+    /// `CURLOPT_PREREQFUNCTION`: the pre-request callback runs, which refuses a resend
+    /// (RequestResend.swift); only for a request libcurl must not send again by itself.
+    var refusesResend = false
     /// `CURLOPT_HTTP_CONTENT_DECODING`: always on when a transfer starts; the header callback
     /// turns it off for a response whose coding libcurl cannot decode (TransferState.swift).
     var decodesContent = true
@@ -90,6 +93,7 @@ struct TransferOptions: Equatable {
         timeoutMilliseconds != held.timeoutMilliseconds || connectTimeoutMilliseconds != held.connectTimeoutMilliseconds
             || maxFileSize != held.maxFileSize || reportsProgress != held.reportsProgress
             || forbidsReuse != held.forbidsReuse || decodesContent != held.decodesContent
+            || refusesResend != held.refusesResend
     }
 
     /// The numeric and on/off options that differ from what the handle holds.
@@ -102,6 +106,9 @@ struct TransferOptions: Equatable {
         if reportsProgress != held.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if forbidsReuse != held.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
         if decodesContent != held.decodesContent { try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent) }
+        if refusesResend != held.refusesResend {
+            try handle.check(ccurl_set_prereq_callback(handle.curl, refusesResend ? curlPrereqCallback : nil), CURLOPT_PREREQFUNCTION)
+        }
     }
 }
 

@@ -56,11 +56,11 @@ final class SendPipeline: Sendable {
     /// The pipeline that sends `request` through `transport`: the transport's own, unless the
     /// request brings interceptors or a session of its own (they come first, then the transport's).
     static func of(_ request: borrowing some HTTPRequestEnvelope, on transport: HTTPTransport) -> SendPipeline {
-        let session = request.session ?? transport.session
-        if request.requestInterceptors.isEmpty, request.responseInterceptors.isEmpty, session === transport.session {
+        if request.requestInterceptors.isEmpty, request.responseInterceptors.isEmpty,
+           request.session.map({ $0 === transport.session }) ?? true {
             return transport.pipeline
         }
-        return SendPipeline(session: session,
+        return SendPipeline(session: request.session ?? transport.session,
                             requestInterceptors: request.requestInterceptors + transport.requestInterceptors,
                             responseInterceptors: request.responseInterceptors + transport.responseInterceptors,
                             validatesStatus: transport.useDefaultValidation, retrier: transport.retrier)

@@ -35,6 +35,7 @@ enum WireHeaders {
     /// (a line break would start a header of the attacker's choosing; libcurl would cut the
     /// value at a NUL).
     static func validate(_ headers: HTTPHeaders, url: String) throws(HTTPTransportError) {
+        guard !headers.isEmpty else { return }
         for field in headers {
             guard HeaderFieldRules.isToken(field.name) else {
                 throw HTTPTransportError(
