@@ -216,11 +216,63 @@ void ccurl_response_head_clear(ccurl_response_head *head) {
 size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata) {
     ccurl_callback_slot *slot = userdata;
     size_t length = size * count;
-    if (slot->state == NULL || slot->head == NULL ||
-        (slot->head->action = ccurl_head_line(slot->head, buffer, length)) != CCURL_HEAD_LINE_TAKEN) {
-        return slot->header(buffer, size, count, userdata);
+    if (slot->state == NULL || slot->head == NULL) return slot->header(buffer, size, count, userdata);
+    int action = ccurl_head_line(slot->head, buffer, length);
+    slot->head->action = action;
+    if (action == CCURL_HEAD_LINE_TAKEN) return length;
+    if (action == CCURL_HEAD_LINE_ENDS_FINAL_HEAD && slot->body != NULL && slot->body->takes_body) {
+        // The memory sink begins here: room for the declared length, nothing else to do.
+        ccurl_body_expect(slot->body, slot->head->content_length);
+        return length;
     }
-    return length;
+    return slot->header(buffer, size, count, userdata);
+}
+
+// MARK: - The body in memory
+
+int ccurl_body_reserve(ccurl_body *body, size_t capacity) {
+    if (capacity <= body->capacity) return 1;
+    unsigned char *grown = realloc(body->bytes, capacity);
+    if (grown == NULL) return 0;
+    body->bytes = grown;
+    body->capacity = capacity;
+    return 1;
+}
+
+int ccurl_body_append(ccurl_body *body, const char *bytes, size_t length) {
+    if (length == 0) return 1;
+    size_t needed = body->count + length;
+    if (needed > body->capacity) {
+        // Doubling (from 16 KiB) when the length was not declared: amortised copies stay linear.
+        size_t capacity = body->capacity * 2;
+        if (capacity < 16384) capacity = 16384;
+        if (body->limit >= 0 && (curl_off_t)capacity > body->limit) capacity = (size_t)body->limit;
+        if (capacity < needed) capacity = needed;
+        if (!ccurl_body_reserve(body, capacity)) return 0;
+    }
+    memcpy(body->bytes + body->count, bytes, length);
+    body->count = needed;
+    return 1;
+}
+
+void ccurl_body_expect(ccurl_body *body, curl_off_t length) {
+    if (length <= 0 || length > body->limit) return;
+    if (length > CCURL_DECLARED_LENGTH_RESERVATION) length = CCURL_DECLARED_LENGTH_RESERVATION;
+    (void)ccurl_body_reserve(body, (size_t)length);
+}
+
+size_t ccurl_write_callback(char *buffer, size_t size, size_t count, void *userdata) {
+    ccurl_callback_slot *slot = userdata;
+    size_t length = size * count;
+    ccurl_body *body = slot->body;
+    if (slot->state != NULL && body != NULL && body->takes_body) {
+        curl_off_t received = body->received + (curl_off_t)length;
+        if (received <= body->limit && received <= body->cut && ccurl_body_append(body, buffer, length)) {
+            body->received = received;
+            return length;
+        }
+    }
+    return slot->write(buffer, size, count, userdata);
 }
 
 CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback callback) {

@@ -109,20 +109,55 @@ int ccurl_response_head_receive(ccurl_response_head *head, const char *line, siz
 /// Readies the head for a new transfer (the lines keep their memory).
 void ccurl_response_head_clear(ccurl_response_head *head);
 
+// MARK: - The body in memory (the write callback, in C)
+
+/// The most a declared Content-Length makes a body in memory reserve before its bytes arrive
+/// (a hostile 100 MB declaration reserves this much; the rest grows as the bytes arrive).
+#define CCURL_DECLARED_LENGTH_RESERVATION 262144
+
+/// A response body gathered in memory, in one malloc'd buffer, handed over whole at the end
+/// (the caller takes `bytes` and empties the struct). The rules of the memory sink: at most
+/// `limit` bytes (the session's maxResponseSize), a kept body ended at `cut` on purpose.
+typedef struct ccurl_body {
+    unsigned char *bytes;
+    size_t count, capacity;
+    curl_off_t received;  /// body bytes taken so far
+    curl_off_t limit;     /// more than this many fails (the caller reports it)
+    curl_off_t cut;       /// a kept body ends here (CURL_OFF_T_MAX: never)
+    int takes_body;       /// 1 while the body goes here and nothing failed: the write callback appends itself
+} ccurl_body;
+
+/// Appends `length` bytes, growing the buffer by doubling (from 16 KiB, at most to `limit`);
+/// 0 when memory ran out.
+int ccurl_body_append(ccurl_body *body, const char *bytes, size_t length);
+/// Makes room for `capacity` bytes in all; 0 when memory ran out.
+int ccurl_body_reserve(ccurl_body *body, size_t capacity);
+/// The final head arrived with a declared length (-1: none): a body within the limit gets room
+/// for it, up to CCURL_DECLARED_LENGTH_RESERVATION.
+void ccurl_body_expect(ccurl_body *body, curl_off_t length);
+
 /// What every callback of a handle gets as its user data: the running transfer's state (the
-/// first member, so the user data read as a `void *` is it), the transfer's response head, and
-/// the header callback for the lines that need the state.
+/// first member, so the user data read as a `void *` is it), the transfer's response head and
+/// body in memory, and the Swift callbacks for what C leaves to the state.
 typedef struct ccurl_callback_slot {
     void *state;
     ccurl_response_head *head;
+    ccurl_body *body;
     ccurl_data_callback header;
+    ccurl_data_callback write;
 } ccurl_callback_slot;
 
 /// The header callback (CURLOPT_HEADERFUNCTION) for a handle whose user data is a
-/// ccurl_callback_slot: every line goes to `slot->head` here, in C; only a line that asks
-/// something of the transfer (`action` not CCURL_HEAD_LINE_TAKEN) goes on to `slot->header`,
-/// and every line when no transfer is running (`state` NULL).
+/// ccurl_callback_slot: every line goes to `slot->head` here, in C; the final head of a body
+/// that goes to memory reserves its room here too. Only a line that asks something of the
+/// transfer's other sinks or its decoding goes on to `slot->header`, and every line when no
+/// transfer is running (`state` NULL).
 size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *userdata);
+
+/// The write callback (CURLOPT_WRITEFUNCTION) for such a handle: while the body goes to memory
+/// (`takes_body`) and the bytes stay within its limit and cut, they are appended here, in C;
+/// anything else (another sink, the limit, the cut, no memory) goes on to `slot->write`.
+size_t ccurl_write_callback(char *buffer, size_t size, size_t count, void *userdata);
 
 // MARK: - Transfer information
 

@@ -75,8 +75,8 @@ final class ReceivedHeaderLinesTests: XCTestCase {
         ]
         for block in blocks {
             let handle = try XCTUnwrap(EasyHandle())
-            let viaC = TransferState(maxResponseSize: 1 << 20, control: TransferControl(), requestURL: "http://127.0.0.1/",
-                                     handle: handle)
+            let viaC = handle.transferState
+            viaC.begin(control: TransferControl(), requestURL: "http://127.0.0.1/", maxResponseSize: 1 << 20)
             handle.transferSlot.pointee.state = viaC.opaque
             let swiftOnly = TransferState(maxResponseSize: 1 << 20, control: TransferControl(), requestURL: "http://127.0.0.1/")
             for line in block {

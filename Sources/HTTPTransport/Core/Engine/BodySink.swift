@@ -30,50 +30,83 @@ enum BodyAnswer {
 /// The body in memory: malloc'd, grown by `realloc`, handed over as `Data` without a copy by
 /// `take()`. Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
 /// (a stream's error body: the rest is not needed, so the transfer ends there on purpose).
+///
+/// The bytes and the figures the rules need live in C (`ccurl_body`), which a handle's C write
+/// callback appends to by itself while this sink takes the transfer's body and the bytes stay
+/// within the limit and the cut (`takesBody`, the fast path: no Swift per chunk); everything
+/// else comes here (`receive`, the plain path, which appends with the same C function).
 final class MemoryBody: BodySink {
-    /// The session's `maxResponseSize`: more fails with `.responseTooLarge`.
-    @exclusivity(unchecked) var limit: Int64
-    /// Where a kept body is cut short (no limit by default).
-    @exclusivity(unchecked) var cut = Int64.max
+    private let body: UnsafeMutablePointer<ccurl_body>
     /// The body reached `cut` and the transfer was ended there.
     @exclusivity(unchecked) private(set) var cutShort = false
-    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private(set) var capacity = 0
-    @exclusivity(unchecked) private var received: Int64 = 0
 
-    init(limit: Int64) { self.limit = limit }
+    init(limit: Int64) {
+        body = .allocate(capacity: 1)
+        body.initialize(to: ccurl_body())
+        body.pointee.limit = curl_off_t(limit)
+        body.pointee.cut = .max
+    }
 
-    deinit { free(bytes) }
+    deinit {
+        free(body.pointee.bytes)
+        body.deallocate()
+    }
+
+    /// The body the handle's write callback appends to (its transfer state's sink's).
+    var bodyPointer: UnsafeMutablePointer<ccurl_body> { body }
+
+    /// The session's `maxResponseSize`: more fails with `.responseTooLarge`.
+    var limit: Int64 {
+        get { Int64(body.pointee.limit) }
+        set { body.pointee.limit = curl_off_t(newValue) }
+    }
+    /// Where a kept body is cut short (no limit by default).
+    var cut: Int64 {
+        get { Int64(body.pointee.cut) }
+        set { body.pointee.cut = curl_off_t(newValue) }
+    }
+    /// Whether the handle's write callback appends the transfer's body here itself: the body
+    /// goes to this sink and nothing failed (`TransferState` keeps it so).
+    var takesBody: Bool {
+        get { body.pointee.takes_body != 0 }
+        set { body.pointee.takes_body = newValue ? 1 : 0 }
+    }
+    /// The bytes held.
+    var count: Int { body.pointee.count }
+    /// The memory reserved.
+    var capacity: Int { body.pointee.capacity }
 
     /// Empty again, for the next transfer (a body nobody took is freed).
     func reset() {
-        if let bytes {
+        if let bytes = body.pointee.bytes {
             free(bytes)
-            self.bytes = nil
+            body.pointee.bytes = nil
         }
-        cut = .max
+        body.pointee.count = 0
+        body.pointee.capacity = 0
+        body.pointee.received = 0
+        body.pointee.cut = .max
+        body.pointee.takes_body = 0
         cutShort = false
-        count = 0
-        capacity = 0
-        received = 0
     }
 
     /// The final head arrived: room for the body it declares, within bounds (see `expect`).
+    /// (A handle's C header callback does this itself while the sink takes the body.)
     func begin(status: Int, state: TransferState) -> HTTPTransportError? {
         if let length = state.declaredContentLength { expect(length: length) }
         return nil
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        let room = max(0, cut - received)
+        let room = max(0, cut - Int64(body.pointee.received))
         guard Int64(chunk.count) <= room else {
             // Keep what fits, then end the transfer on purpose.
             guard receive(UnsafeRawBufferPointer(rebasing: chunk[0..<Int(room)]), state: state) == .proceed else { return .abort }
             cutShort = true
             return .abort
         }
-        received += Int64(chunk.count)
+        body.pointee.received += curl_off_t(chunk.count)
+        let received = Int64(body.pointee.received)
         if received > limit {
             state.storedError = HTTPTransportError(
                 code: .responseTooLarge, message: "The response body passed the session's limit of \(limit) bytes.",
@@ -81,7 +114,7 @@ final class MemoryBody: BodySink {
                 responseHeaders: state.headers)
             return .abort
         }
-        guard append(chunk) else {
+        guard ccurl_body_append(body, chunk.baseAddress?.assumingMemoryBound(to: CChar.self), chunk.count) != 0 else {
             state.storedError = HTTPTransportError(
                 code: .responseTooLarge, message: "No memory for a response body of \(received) bytes.",
                 url: state.requestURL, httpStatusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
@@ -95,40 +128,21 @@ final class MemoryBody: BodySink {
     /// it is reserved up front (a hostile 100 MB declaration reserves 256 KiB), the rest grows
     /// as the bytes arrive.
     func expect(length: Int64) {
-        guard length > 0, length <= limit else { return }
-        _ = reserve(Int(min(length, TransferState.declaredLengthReservation)))
+        ccurl_body_expect(body, curl_off_t(length))
     }
 
     /// The body as `Data`, which takes over the memory (none is kept here).
     func take() -> Data {
-        guard var taken = bytes, count > 0 else { return Data() }
+        let count = body.pointee.count
+        guard var taken = body.pointee.bytes, count > 0 else { return Data() }
         // A grown buffer gives back its unused tail (in place), so kept responses hold no slack.
-        if capacity - count > 4096, let shrunk = realloc(taken, count) { taken = shrunk }
-        bytes = nil
-        defer { count = 0; capacity = 0 }
-        return Data(bytesNoCopy: taken, count: count, deallocator: .free)
-    }
-
-    /// Makes room for `wanted` bytes in all; `false` when memory is short.
-    private func reserve(_ wanted: Int) -> Bool {
-        guard wanted > capacity else { return true }
-        guard let grown = realloc(bytes, wanted) else { return false }
-        bytes = grown
-        capacity = wanted
-        return true
-    }
-
-    private func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        guard let source = chunk.baseAddress, !chunk.isEmpty else { return true }
-        let needed = count + chunk.count
-        // Doubling (from 16 KiB) when the length was not declared: amortised copies stay linear.
-        if needed > capacity, !reserve(max(needed, min(max(capacity * 2, 16 * 1024), Int(clamping: limit)))) {
-            return false
+        if body.pointee.capacity - count > 4096, let shrunk = realloc(taken, count) {
+            taken = shrunk.assumingMemoryBound(to: UInt8.self)
         }
-        guard let target = bytes else { return false }
-        (target + count).copyMemory(from: source, byteCount: chunk.count)
-        count = needed
-        return true
+        body.pointee.bytes = nil
+        body.pointee.count = 0
+        body.pointee.capacity = 0
+        return Data(bytesNoCopy: taken, count: count, deallocator: .free)
     }
 }
 

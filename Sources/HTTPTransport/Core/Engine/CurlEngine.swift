@@ -197,7 +197,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             try handle.set(CURLOPT_TCP_KEEPALIVE, true)
             try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
             if let share { try handle.check(ccurl_setopt_share(handle.curl, share.handle), CURLOPT_SHARE) }
-            try handle.check(ccurl_set_callbacks(handle.curl, curlWriteCallback, ccurl_header_callback, curlReadCallback,
+            try handle.check(ccurl_set_callbacks(handle.curl, ccurl_write_callback, ccurl_header_callback, curlReadCallback,
                                                  curlSeekCallback, curlProgressCallback), CURLOPT_WRITEFUNCTION)
             try setTrustStore(on: handle)
         } catch {

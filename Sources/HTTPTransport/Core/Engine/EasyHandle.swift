@@ -25,11 +25,10 @@ final class EasyHandle: @unchecked Sendable {
     /// this slot as its user data, set once here, and each transfer puts its state in it (one
     /// store, instead of setting six user-data options on every transfer).
     let transferSlot: UnsafeMutablePointer<ccurl_callback_slot>
-    /// The response head of the handle's transfer, which the C header callback reads the header
-    /// lines into (`ccurl_header_callback`); the lines' memory stays from one transfer to the next.
-    let responseHead: UnsafeMutablePointer<ccurl_response_head>
-    /// The state of the handle's transfers, one after the other (`TransferState.begin`/`end`).
-    let transferState: TransferState
+    /// The state of the handle's transfers, one after the other (`TransferState.begin`/`end`),
+    /// whose response head and body in memory the C callbacks fill (`ccurl_header_callback`,
+    /// `ccurl_write_callback`); the head's memory stays from one transfer to the next.
+    let transferState = TransferState()
 
     init?() {
         ccurl_global_init()
@@ -38,12 +37,10 @@ final class EasyHandle: @unchecked Sendable {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
-        responseHead = .allocate(capacity: 1)
-        responseHead.initialize(to: ccurl_response_head())
-        ccurl_response_head_clear(responseHead)
         transferSlot = .allocate(capacity: 1)
-        transferSlot.initialize(to: ccurl_callback_slot(state: nil, head: responseHead, header: curlHeaderCallback))
-        transferState = TransferState(head: responseHead)
+        transferSlot.initialize(to: ccurl_callback_slot(state: nil, head: transferState.headPointer,
+                                                        body: transferState.memory.bodyPointer,
+                                                        header: curlHeaderCallback, write: curlWriteCallback))
         _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
         transferState.belongs(to: self)
     }
@@ -54,8 +51,6 @@ final class EasyHandle: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         transferSlot.deallocate()
-        ccurl_header_lines_free(&responseHead.pointee.lines)
-        responseHead.deallocate()
     }
 
     /// Hands one header line to the handle's header callback, as libcurl does during a transfer.

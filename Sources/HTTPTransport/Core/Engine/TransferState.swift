@@ -25,11 +25,9 @@ final class TransferState {
     @exclusivity(unchecked) private unowned(unsafe) var handle: EasyHandle?
 
     // Response
-    /// The head of the response being received: the handle's, which its C header callback
-    /// reads every line into (`ccurl_header_callback`), or the state's own without a handle.
+    /// The head of the response being received, which the handle's C header callback reads
+    /// every line into (`ccurl_header_callback`).
     private let head: UnsafeMutablePointer<ccurl_response_head>
-    /// Whether `head` is the state's own (freed with it) rather than a handle's.
-    private let ownsHead: Bool
     /// The current response's status, once its status line arrived.
     var statusCode: Int? { head.pointee.status >= 0 ? head.pointee.status : nil }
     /// `true` once the blank line ending the (final) header block arrived.
@@ -42,8 +40,11 @@ final class TransferState {
         return HTTPHeaders(received: ReceivedHeaderLines(copying: UnsafeRawBufferPointer(start: lines.bytes, count: lines.count),
                                                          hasFold: lines.has_fold != 0))
     }
-    /// Set by a callback that aborted the transfer; reported instead of libcurl's code.
-    @exclusivity(unchecked) var storedError: HTTPTransportError?
+    /// Set by a callback that aborted the transfer; reported instead of libcurl's code. (The C
+    /// write callback takes no more bytes once it is set.)
+    @exclusivity(unchecked) var storedError: HTTPTransportError? {
+        didSet { if storedError != nil { memory.takesBody = false } }
+    }
 
     /// The body in memory: the response's, unless it goes to a file or streams, and then the
     /// kept body of a response whose body does not (an error's, a redirect's).
@@ -52,11 +53,18 @@ final class TransferState {
     @exclusivity(unchecked) private(set) var sink: any BodySink
     /// The file the body is written to, when it is.
     @exclusivity(unchecked) var download: DownloadFile? {
-        didSet { sink = download ?? memory }
+        didSet { sinkChanged(to: download ?? memory) }
     }
     /// The streamed body's receiver, when the body streams.
     @exclusivity(unchecked) var stream: StreamReceiver? {
-        didSet { sink = stream ?? memory }
+        didSet { sinkChanged(to: stream ?? memory) }
+    }
+
+    /// The body goes to `sink`: the C write callback appends it itself only while that is the
+    /// memory sink and nothing failed.
+    private func sinkChanged(to sink: any BodySink) {
+        self.sink = sink
+        memory.takesBody = sink === memory && storedError == nil
     }
     @exclusivity(unchecked) private var lastProgressReport: ContinuousClock.Instant?
 
@@ -77,31 +85,28 @@ final class TransferState {
     /// The handshake's certificate-pin check (`CURLOPT_SSL_CTX_DATA`).
     @exclusivity(unchecked) var pinCheck: PinCheck?
 
-    /// A state reading its headers into `head` (a handle's: `EasyHandle` makes its state so),
-    /// or into a head of its own (nil: tests that feed header lines directly).
-    init(head: UnsafeMutablePointer<ccurl_response_head>?) {
+    /// A state with a response head and a body in memory of its own, which a handle's C callbacks
+    /// fill when it is the handle's (`EasyHandle.transferState`; the handle's callback slot
+    /// points at them, and lives no longer than the handle, which owns this state).
+    init() {
         maxResponseSize = 0
         control = TransferControl()
         requestURL = ""
         memory = MemoryBody(limit: 0)
         sink = memory
-        if let head {
-            self.head = head
-            ownsHead = false
-        } else {
-            self.head = .allocate(capacity: 1)
-            self.head.initialize(to: ccurl_response_head())
-            ownsHead = true
-        }
-        ccurl_response_head_clear(self.head)
+        head = .allocate(capacity: 1)
+        head.initialize(to: ccurl_response_head())
+        ccurl_response_head_clear(head)
     }
 
-    /// A state for one transfer, begun (tests; with `handle`, on that handle's response head).
-    convenience init(maxResponseSize: Int64, control: TransferControl, requestURL: String, handle: EasyHandle? = nil) {
-        self.init(head: handle?.responseHead)
-        self.handle = handle
+    /// A state for one transfer, begun, without a handle (tests that feed it lines and chunks).
+    convenience init(maxResponseSize: Int64, control: TransferControl, requestURL: String) {
+        self.init()
         begin(control: control, requestURL: requestURL, maxResponseSize: maxResponseSize)
     }
+
+    /// The response head the handle's header callback reads lines into.
+    var headPointer: UnsafeMutablePointer<ccurl_response_head> { head }
 
     /// Binds a handle's own state to it (`EasyHandle.init`, once).
     func belongs(to handle: EasyHandle) { self.handle = handle }
@@ -113,6 +118,7 @@ final class TransferState {
         self.requestURL = requestURL
         self.maxResponseSize = maxResponseSize
         memory.limit = maxResponseSize
+        memory.takesBody = true
         ccurl_response_head_clear(head)
     }
 
@@ -144,12 +150,8 @@ final class TransferState {
     }
 
     deinit {
-        // (The handle forgot this state in `CurlEngine.finish`, on the thread that owned it: by
-        // now another thread may own the handle.) A head of its own, without a handle.
-        if ownsHead {
-            ccurl_header_lines_free(&head.pointee.lines)
-            head.deallocate()
-        }
+        ccurl_header_lines_free(&head.pointee.lines)
+        head.deallocate()
         if uploadFile >= 0 { close(uploadFile) }
         if let mime { curl_mime_free(mime) }
     }
@@ -200,7 +202,7 @@ final class TransferState {
     }
 
     /// The most a declared `Content-Length` makes the state reserve before the body arrives.
-    static let declaredLengthReservation: Int64 = 256 * 1024
+    static let declaredLengthReservation = Int64(CCURL_DECLARED_LENGTH_RESERVATION)
 
     /// A final response's `Content-Encoding` naming a coding this libcurl cannot decode: the
     /// body is passed on as it came, with its header (as browsers and curl without
@@ -316,6 +318,8 @@ final class TransferState {
 
 // MARK: - C callbacks
 
+/// The chunks `ccurl_write_callback` hands on: a body that does not go to memory, one past the
+/// memory sink's limit or cut, or any chunk when no transfer is running (aborts).
 let curlWriteCallback: ccurl_data_callback = { buffer, size, count, userdata in
     TransferState.with(userdata, or: 0) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
 }
