@@ -296,14 +296,18 @@ CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) 
 
 void ccurl_get_metrics(CURL *handle, int sent_body, ccurl_metrics *m) {
     memset(m, 0, sizeof *m);
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &m->connects);
     curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &m->name_lookup_us);
-    curl_easy_getinfo(handle, CURLINFO_CONNECT_TIME_T, &m->connect_us);
-    curl_easy_getinfo(handle, CURLINFO_APPCONNECT_TIME_T, &m->tls_handshake_us);
+    // A transfer that made no connection (a reused one) has no connect or handshake time:
+    // libcurl clears both when a transfer starts and sets them only while connecting.
+    if (m->connects > 0) {
+        curl_easy_getinfo(handle, CURLINFO_CONNECT_TIME_T, &m->connect_us);
+        curl_easy_getinfo(handle, CURLINFO_APPCONNECT_TIME_T, &m->tls_handshake_us);
+    }
     curl_easy_getinfo(handle, CURLINFO_STARTTRANSFER_TIME_T, &m->first_byte_us);
     curl_easy_getinfo(handle, CURLINFO_TOTAL_TIME_T, &m->total_us);
     if (sent_body) curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &m->bytes_sent);
     curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, &m->bytes_received);
-    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &m->connects);
     curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &m->http_version);
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &m->remote_port);
     curl_easy_getinfo(handle, CURLINFO_LOCAL_PORT, &m->local_port);

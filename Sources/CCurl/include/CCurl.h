@@ -169,7 +169,7 @@ typedef struct ccurl_metrics {
     const char *remote_address;  // owned by the handle, valid until its next transfer
 } ccurl_metrics;
 /// `sent_body`: whether the request had a body (without one, no body bytes were sent: 0 is
-/// not asked of libcurl).
+/// not asked of libcurl); without a new connection the connect and handshake times are 0.
 void ccurl_get_metrics(CURL *handle, int sent_body, ccurl_metrics *metrics);
 /// One `long` of transfer information (e.g. CURLINFO_HTTP_CONNECTCODE, CURLINFO_OS_ERRNO).
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);

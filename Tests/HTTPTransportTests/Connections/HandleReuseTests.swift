@@ -157,6 +157,8 @@ final class HandleReuseTests: XCTestCase {
         XCTAssertFalse(first.metrics.connectionReused)
         XCTAssertGreaterThan(first.metrics.connect, 0)
         XCTAssertTrue(second.metrics.connectionReused)
+        XCTAssertEqual(second.metrics.connect, 0, "a reused connection was not made: no connect time")
+        XCTAssertEqual(second.metrics.tlsHandshake, 0)
         XCTAssertEqual(first.metrics.localPort, second.metrics.localPort)
     }
 
