@@ -11,42 +11,45 @@ struct Hop {
     var request: RawRequest
     /// Redirects followed before this hop.
     let redirects: Int
-    /// The first request's URL: its origin is the one credentials belong to.
-    let firstURL: URL
-    /// When the exchange must be over (set once the first hop's time-out is known), as a time
-    /// on `Hop.clock`.
-    var deadline: Duration?
+    /// The first request's URL, on a redirect hop (the first hop's is its request's): its origin
+    /// is the one credentials belong to.
+    private let firstHopURL: URL?
+    /// When the exchange must be over (set once the first hop's time-out is known), in
+    /// microseconds on `Hop.clock`.
+    var deadline: Int64?
 
-    /// The time on the system's monotonic clock (`CLOCK_MONOTONIC`, which the engine's
-    /// time-outs also run on), read without going through `ContinuousClock`'s instants.
-    static var clock: Duration {
+    /// Microseconds on the system's monotonic clock (`CLOCK_MONOTONIC`, which the engine's
+    /// time-outs also run on).
+    static var clock: Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return Duration(secondsComponent: Int64(time.tv_sec), attosecondsComponent: Int64(time.tv_nsec) * 1_000_000_000)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000
     }
 
     /// The first hop of an exchange.
     init(first request: consuming RawRequest) {
-        firstURL = request.url
         self.request = request
         redirects = 0
+        firstHopURL = nil
     }
 
     private init(request: RawRequest, after previous: Hop) {
         self.request = request
         redirects = previous.redirects + 1
-        firstURL = previous.firstURL
+        firstHopURL = previous.firstURL
         deadline = previous.deadline
     }
 
-    /// How long an exchange with a time-out of `seconds` may take: whole milliseconds rounded up,
-    /// at least 1 ms (a time-out of zero, less or NaN is all but spent, never "no limit"), at most
-    /// about 30 years (an infinite time-out must not overflow the clock). The engine gives the
-    /// first hop the same limit, so the exchange's deadline falls when that hop's own would.
-    static func timeLimit(_ seconds: TimeInterval) -> Duration {
-        guard seconds.isFinite else { return seconds > 0 ? .seconds(1_000_000_000) : .milliseconds(1) }
-        return .milliseconds(Int((min(max(seconds, 0.001), 1_000_000_000) * 1000).rounded(.up)))
-    }
+    /// The first request's URL.
+    var firstURL: URL { firstHopURL ?? request.url }
+
+    /// How long an exchange with a time-out of `seconds` may take: the engine's limit for the
+    /// first hop (`CurlEngine.milliseconds`: whole milliseconds rounded up, at least 1, at most
+    /// about 30 years), so the exchange's deadline falls when that hop's own would.
+    static func timeLimit(_ seconds: TimeInterval) -> Duration { .milliseconds(CurlEngine.milliseconds(seconds)) }
+
+    /// `timeLimit` in microseconds.
+    static func timeLimitMicroseconds(_ seconds: TimeInterval) -> Int64 { Int64(CurlEngine.milliseconds(seconds)) * 1000 }
 
     /// The hop that follows a redirect to `request`.
     func next(_ request: RawRequest) -> Hop { Hop(request: request, after: self) }
@@ -76,8 +79,7 @@ struct Hop {
     /// a hop with nothing left fails before it starts.
     private func remainingTime() throws(HTTPTransportError) -> TimeInterval? {
         guard redirects > 0, let deadline else { return nil }
-        let left = deadline - Self.clock
-        let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        let seconds = Double(deadline - Self.clock) / 1e6
         guard seconds > 0 else {
             throw HTTPTransportError(
                 code: .timeout,

@@ -13,8 +13,9 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
+            let streaming = sent.streaming
             // (The response goes straight in: held here too, its first change would copy it.)
-            switch pipeline.conclude(hop: hop, sent: sent, response: next.proceed(Self.prepared(sent, hop: hop)),
+            switch pipeline.conclude(hop: hop, streaming: streaming, response: next.proceed(Self.prepared(consume sent, hop: hop)),
                                      telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
@@ -32,8 +33,9 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
+            let streaming = sent.streaming
             // (The response goes straight in: held here too, its first change would copy it.)
-            switch pipeline.conclude(hop: hop, sent: sent, response: await next.proceed(Self.prepared(sent, hop: hop)),
+            switch pipeline.conclude(hop: hop, streaming: streaming, response: await next.proceed(Self.prepared(consume sent, hop: hop)),
                                      telemetry: next.telemetry) {
             case .next(let following): hop = following
             case .done(let response): return response
@@ -49,11 +51,9 @@ struct HopStep: SendStep {
     }
 
     /// A streamed request knows its redirects (for the metrics of the head handed over).
-    private static func prepared(_ request: RawRequest, hop: Hop) -> RawRequest {
-        guard request.streaming != nil else { return request }
-        var streamed = request
-        streamed.streaming?.redirects = hop.redirects
-        return streamed
+    private static func prepared(_ request: consuming RawRequest, hop: Hop) -> RawRequest {
+        if request.streaming != nil { request.streaming?.redirects = hop.redirects }
+        return request
     }
 }
 
@@ -66,13 +66,14 @@ extension SendPipeline {
 
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
-    func conclude(hop: Hop, sent: RawRequest, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
-        if sent.streaming != nil { StreamingBody.finish(&response) }
+    /// (`streaming`: the hop's streamed body, if its request had one.)
+    func conclude(hop: Hop, streaming: StreamingBody?, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
+        if streaming != nil { StreamingBody.finish(&response) }
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)
         if let next = followRedirect(&response, from: hop) { return .next(next) }
         // (An async stream's caller ran these on the head already.)
-        if sent.streaming?.consumer.concludedHead != true {
+        if streaming?.consumer.concludedHead != true {
             validate(&response)
             intercept(&response)
         }

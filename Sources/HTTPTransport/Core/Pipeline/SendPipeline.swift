@@ -146,7 +146,7 @@ final class SendPipeline: Sendable {
             throw error
         }
         // The first hop's time-out, as its interceptors left it, starts the exchange's deadline.
-        if let start { hop.deadline = start + Hop.timeLimit(request.timeout) }
+        if let start { hop.deadline = start + Hop.timeLimitMicroseconds(request.timeout) }
         telemetry.hopWillSend(&request)
         return request
     }
