@@ -74,16 +74,24 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let handle: EasyHandle
         if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
-        // A handle whose set-up fails is not checked back in: `transfer` closes it.
-        var options = try describe(request, transfer)
-        if proxy != nil { options.proxy = proxy }
-        if connectionOptions.forbidsReuse(of: request.url) { options.forbidsReuse = true }
-        do {
-            try options.apply(to: handle, userAgent: configuration.userAgent)
-            handle.transferSlot.pointee.state = transfer.state.opaque
-        } catch {
-            throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
+        // The handle holds the options of the request it last sent: the same plain request again
+        // (see `TransferOptions.Inputs`) needs them neither made nor compared.
+        if let held = handle.appliedInputs, held.match(request, url: url, control: control) {
+            _ = handle.beginTransfer()
+            if handle.applied.refusesResend { transfer.state.mayResend = false }
+        } else {
+            // A handle whose set-up fails is not checked back in: `transfer` closes it.
+            var options = try describe(request, transfer)
+            if proxy != nil { options.proxy = proxy }
+            if connectionOptions.forbidsReuse(of: request.url) { options.forbidsReuse = true }
+            do {
+                try options.apply(to: handle, userAgent: configuration.userAgent)
+            } catch {
+                throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
+            }
+            handle.appliedInputs = options.ownsNoTransferResource ? TransferOptions.Inputs(request, url: url, control: control) : nil
         }
+        handle.transferSlot.pointee.state = transfer.state.opaque
         return transfer
     }
 

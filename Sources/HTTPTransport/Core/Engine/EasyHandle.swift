@@ -13,6 +13,10 @@ final class EasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) var idleSince = HandlePool.now()
     /// The per-transfer options the handle holds.
     @exclusivity(unchecked) var applied = TransferOptions.libcurlDefaults
+    /// The plain request's inputs `applied` was made for, when they alone decide it
+    /// (`TransferOptions.Inputs`); nil after anything else, or after an option changed during
+    /// a transfer.
+    @exclusivity(unchecked) var appliedInputs: TransferOptions.Inputs?
     /// Transfers started on this handle; names each transfer's own resources (`TransferResource`).
     @exclusivity(unchecked) private(set) var transferCount: UInt64 = 0
     /// The request header list set on the handle, owned by it.

@@ -47,6 +47,53 @@ struct TransferOptions: Equatable {
                         headers: .none, reportsProgress: false, tls: TLSOption(), proxy: nil)
     }
 
+    /// Whether no option names a resource of this transfer's own (a MIME body, a pin check), so
+    /// that the options are a function of the request's `Inputs` alone.
+    var ownsNoTransferResource: Bool {
+        if case .multipart = body { return false }
+        return tls.pinCheck == nil
+    }
+
+    /// What a plain request's options are made of: its URL, method, headers and time-out, and
+    /// whether its transfer reports progress (the session's settings being the same for every
+    /// handle of the engine). Plain: nothing of the transfer's own besides (no body, none sent,
+    /// no download, no stream), so the options made for equal inputs are equal, unless they name
+    /// a resource of the transfer's own (`ownsNoTransferResource`).
+    ///
+    /// A handle remembers the inputs its options were last made for (`EasyHandle.appliedInputs`),
+    /// and `CurlEngine.prepare` skips making and comparing the options when a transfer's inputs
+    /// are the same: a worker sending one request again and again saves about a tenth of a small
+    /// GET's own instructions. `TransferOptionsInputsTests` proves the options a handle then holds
+    /// equal those made afresh.
+    final class Inputs: @unchecked Sendable {
+        let url: String
+        let method: HTTPRequest.HTTPMethod
+        let headerFields: [HTTPHeaders.Field]
+        let timeout: TimeInterval
+        let reportsProgress: Bool
+
+        /// The inputs of `request` (its URL as `url`), nil when it is not plain.
+        init?(_ request: RawRequest, url: String, control: TransferControl) {
+            guard Self.isPlain(request) else { return nil }
+            self.url = url
+            method = request.method
+            headerFields = request.headers.isEmpty ? [] : request.headers.fields
+            timeout = request.timeout
+            reportsProgress = control.progress != nil || control.cancellation != nil
+        }
+
+        /// Whether `request` is plain and these are its inputs.
+        func match(_ request: RawRequest, url: String, control: TransferControl) -> Bool {
+            Self.isPlain(request) && timeout == request.timeout && method == request.method
+                && reportsProgress == (control.progress != nil || control.cancellation != nil) && self.url == url
+                && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
+        }
+
+        private static func isPlain(_ request: RawRequest) -> Bool {
+            request.body == nil && !request.sendsBody && request.download == nil && request.streaming == nil
+        }
+    }
+
     /// Sets on `handle` every option that differs from what it holds, then records these.
     /// (A handle whose set-up fails is closed, never reused: what it holds then does not matter.)
     /// A handle that already holds every option (the same request again) keeps its record as it

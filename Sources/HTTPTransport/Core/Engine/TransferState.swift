@@ -215,6 +215,7 @@ final class TransferState {
               !CurlEngine.decodesEveryContentCoding(String(decoding: value, as: UTF8.self)) else { return }
         _ = ccurl_setopt_long(handle.curl, CURLOPT_HTTP_CONTENT_DECODING, 0)
         handle.applied.decodesContent = false
+        handle.appliedInputs = nil
     }
 
     // MARK: Body
