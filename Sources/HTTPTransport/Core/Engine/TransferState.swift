@@ -114,8 +114,9 @@ final class TransferState {
     /// Readies the state for a transfer: its controls, its URL (for errors), its body limit, an
     /// empty head. Everything else is as `end` (or `init`) left it.
     func begin(control: TransferControl, requestURL: String, maxResponseSize: Int64) {
-        self.control = control
-        self.requestURL = requestURL
+        // (`end` left the controls empty, and the URL is often the last transfer's again.)
+        if control.progress != nil || control.cancellation != nil { self.control = control }
+        if requestURL != self.requestURL { self.requestURL = requestURL }
         self.maxResponseSize = maxResponseSize
         memory.limit = maxResponseSize
         memory.takesBody = true

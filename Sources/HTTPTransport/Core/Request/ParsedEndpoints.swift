@@ -10,9 +10,10 @@ final class ParsedEndpoints: Sendable {
 
     private struct Entries {
         var byEndpoint: [String: URL] = [:]
-        /// The last endpoint looked up: a script or a worker sending to one endpoint again and
-        /// again finds it by one string comparison, without hashing.
-        var last: (endpoint: String, url: URL)?
+        /// The last endpoint looked up and its URL (nil before any): a script or a worker sending
+        /// to one endpoint again and again finds it by one string comparison, without hashing.
+        var lastEndpoint = ""
+        var lastURL: URL?
     }
 
     private let entries = Locked(Entries())
@@ -20,9 +21,10 @@ final class ParsedEndpoints: Sendable {
     /// The URL an endpoint was parsed into, if it is still kept.
     func url(for endpoint: String) -> URL? {
         entries.withLock { entries in
-            if let last = entries.last, last.endpoint == endpoint { return last.url }
+            if let url = entries.lastURL, entries.lastEndpoint == endpoint { return url }
             guard let url = entries.byEndpoint[endpoint] else { return nil }
-            entries.last = (endpoint, url)
+            entries.lastEndpoint = endpoint
+            entries.lastURL = url
             return url
         }
     }
@@ -32,7 +34,8 @@ final class ParsedEndpoints: Sendable {
         entries.withLock { entries in
             if entries.byEndpoint.count >= Self.capacity { entries.byEndpoint.removeAll(keepingCapacity: true) }
             entries.byEndpoint[endpoint] = url
-            entries.last = (endpoint, url)
+            entries.lastEndpoint = endpoint
+            entries.lastURL = url
         }
     }
 }

@@ -41,8 +41,8 @@ enum RequestResolver {
         let url = try withQuery(of: sets, appendedTo: parseURL(request.endpoint, endpoints: endpoints))
         var headers = HTTPHeaders(request.headers)
         let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url)
-        var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout,
-                             download: download)
+        var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout)
+        if let download { raw.download = download }
         if let streaming = request.notes.streaming { raw.streaming = streaming }
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
         return raw

@@ -1,19 +1,30 @@
 import Foundation
 import Synchronization
 
-/// A lock-protected value. A pthread mutex (through `NSLock`) rather than `Synchronization.Mutex`:
-/// on Linux the latter locks with a bare futex that ThreadSanitizer cannot see, so every access
-/// it protects would be reported as a race.
+/// A lock-protected value. A pthread mutex rather than `Synchronization.Mutex`: on Linux the
+/// latter locks with a bare futex that ThreadSanitizer cannot see, so every access it protects
+/// would be reported as a race. (The mutex itself, not `NSLock`'s wrapper around one: the pools
+/// and caches a send goes through take it several times per send.)
 final class Locked<Value: Sendable>: @unchecked Sendable {
-    /// Only touched under `lock`, so the runtime's exclusivity bookkeeping is left out.
+    /// Only touched under `mutex`, so the runtime's exclusivity bookkeeping is left out.
     @exclusivity(unchecked) private var value: Value
-    private let lock = NSLock()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 }
