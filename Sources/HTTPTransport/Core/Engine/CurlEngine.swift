@@ -60,7 +60,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
 
     /// Checks the request, takes a handle, and sets it up for this transfer.
     func prepare(_ request: RawRequest, control: TransferControl) throws(HTTPTransportError) -> CurlTransfer {
-        let url = request.url.absoluteString
+        let url = request.urlString
         try WireHeaders.validate(request.headers, url: url)
         // One decision, proxy or direct, for the address policy and for libcurl alike (nil: the
         // session leaves it to libcurl and the environment).

@@ -9,33 +9,40 @@ final class ParsedEndpoints: Sendable {
     static let capacity = 256
 
     private struct Entries {
-        var byEndpoint: [String: URL] = [:]
+        var byEndpoint: [String: Parsed] = [:]
         /// The last endpoint looked up and its URL (nil before any): a script or a worker sending
         /// to one endpoint again and again finds it by one string comparison, without hashing.
         var lastEndpoint = ""
-        var lastURL: URL?
+        var last: Parsed?
+    }
+
+    /// An endpoint's URL and the URL's text (`absoluteString`, which the engine hands libcurl),
+    /// made once.
+    struct Parsed {
+        let url: URL
+        let text: String
     }
 
     private let entries = Locked(Entries())
 
     /// The URL an endpoint was parsed into, if it is still kept.
-    func url(for endpoint: String) -> URL? {
+    func url(for endpoint: String) -> Parsed? {
         entries.withLock { entries in
-            if let url = entries.lastURL, entries.lastEndpoint == endpoint { return url }
-            guard let url = entries.byEndpoint[endpoint] else { return nil }
+            if let last = entries.last, entries.lastEndpoint == endpoint { return last }
+            guard let parsed = entries.byEndpoint[endpoint] else { return nil }
             entries.lastEndpoint = endpoint
-            entries.lastURL = url
-            return url
+            entries.last = parsed
+            return parsed
         }
     }
 
     /// Keeps a checked endpoint's URL.
-    func remember(_ url: URL, for endpoint: String) {
+    func remember(_ parsed: Parsed, for endpoint: String) {
         entries.withLock { entries in
             if entries.byEndpoint.count >= Self.capacity { entries.byEndpoint.removeAll(keepingCapacity: true) }
-            entries.byEndpoint[endpoint] = url
+            entries.byEndpoint[endpoint] = parsed
             entries.lastEndpoint = endpoint
-            entries.lastURL = url
+            entries.last = parsed
         }
     }
 }

@@ -21,8 +21,22 @@ public struct RawRequest: Sendable {
     /// The full URL, query included.
     public var url: URL {
         get { storage.fields.url }
-        _modify { yield &storage.fields.url }
+        _modify {
+            yield &storage.fields.url
+            storage.fields.urlText = nil
+        }
     }
+
+    /// The URL's text (`absoluteString`), kept from resolving when it is the endpoint's as the
+    /// session parsed it (`ParsedEndpoints`), so the engine does not make it again per send;
+    /// forgotten when `url` changes.
+    var urlText: String? {
+        get { storage.fields.urlText }
+        set { storage.fields.urlText = newValue }
+    }
+
+    /// `url.absoluteString`, the kept text when there is one.
+    var urlString: String { storage.fields.urlText ?? storage.fields.url.absoluteString }
     /// The header fields, in order; repeated names allowed.
     public var headers: HTTPHeaders {
         get { storage.fields.headers }
@@ -75,6 +89,7 @@ public struct RawRequest: Sendable {
         var streaming: StreamingBody?
         var redirectedFrom: URL?
         var requestID: String?
+        var urlText: String?
     }
 
     private var storage: CopyOnWrite<Fields>

@@ -38,10 +38,13 @@ enum RequestResolver {
             throw HTTPTransportError(code: .encodingFailed, message: problem + " Nothing was sent.", url: request.endpoint)
         }
         let sets = request.parameters
-        let url = try withQuery(of: sets, appendedTo: parseURL(request.endpoint, endpoints: endpoints))
+        let parsed = try parse(request.endpoint, endpoints: endpoints)
+        let queried = try withQuery(of: sets, appendedTo: parsed.url)
+        let url = queried ?? parsed.url
         var headers = HTTPHeaders(request.headers)
         let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url)
         var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout)
+        if queried == nil { raw.urlText = parsed.text }
         if let download { raw.download = download }
         if let streaming = request.notes.streaming { raw.streaming = streaming }
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
@@ -51,7 +54,12 @@ enum RequestResolver {
     /// Parses an endpoint into an absolute http(s) URL (through the session's `endpoints` when
     /// given, which keep the endpoints parsed recently).
     static func parseURL(_ endpoint: String, endpoints: ParsedEndpoints? = nil) throws(HTTPTransportError) -> URL {
-        if let url = endpoints?.url(for: endpoint) { return url }
+        try parse(endpoint, endpoints: endpoints).url
+    }
+
+    /// `parseURL`, with the URL's text.
+    private static func parse(_ endpoint: String, endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> ParsedEndpoints.Parsed {
+        if let parsed = endpoints?.url(for: endpoint) { return parsed }
         // Foundation's trimming bridges to NSString: skip it when the ends are visible ASCII.
         let trimmed = endpoint.utf8.first.map { $0 > 0x20 && $0 < 0x7F } == true
             && endpoint.utf8.last.map { $0 > 0x20 && $0 < 0x7F } == true
@@ -70,13 +78,15 @@ enum RequestResolver {
         guard let host = url.host, !host.isEmpty else {
             throw HTTPTransportError(code: .invalidURL, message: "'\(endpoint)' has no host.", url: endpoint)
         }
-        endpoints?.remember(url, for: endpoint)
-        return url
+        let parsed = ParsedEndpoints.Parsed(url: url, text: url.absoluteString)
+        endpoints?.remember(parsed, for: endpoint)
+        return parsed
     }
 
-    /// The URL with every `.url` set, merged in order, appended to its own query.
-    private static func withQuery(of sets: [HTTPRequestParameters], appendedTo url: URL) throws(HTTPTransportError) -> URL {
-        guard let query = merged(sets, kind: .url) else { return url }
+    /// The URL with every `.url` set, merged in order, appended to its own query (nil: there is
+    /// no `.url` set, the URL stays as it is).
+    private static func withQuery(of sets: [HTTPRequestParameters], appendedTo url: URL) throws(HTTPTransportError) -> URL? {
+        guard let query = merged(sets, kind: .url) else { return nil }
         try checkSupported(query, encoding: "url")
         return appendQuery(URLQueryEncoder.encode(query), to: url)
     }
