@@ -14,9 +14,11 @@ struct Hop {
     /// The first request's URL, on a redirect hop (the first hop's is its request's): its origin
     /// is the one credentials belong to.
     private let firstHopURL: URL?
-    /// When the exchange must be over (set once the first hop's time-out is known), in
-    /// microseconds on `Hop.clock`.
-    var deadline: Int64?
+    /// When the exchange started, in microseconds on `Hop.clock` (set by the first hop).
+    var started: Int64 = 0
+    /// The first hop's time-out as its interceptors left it: with `started`, the exchange's
+    /// deadline, which only a redirect hop needs.
+    var firstTimeout: TimeInterval = 0
 
     /// Microseconds on the system's monotonic clock (`CLOCK_MONOTONIC`, which the engine's
     /// time-outs also run on).
@@ -37,7 +39,8 @@ struct Hop {
         self.request = request
         redirects = previous.redirects + 1
         firstHopURL = previous.firstURL
-        deadline = previous.deadline
+        started = previous.started
+        firstTimeout = previous.firstTimeout
     }
 
     /// The first request's URL.
@@ -78,7 +81,8 @@ struct Hop {
     /// Seconds left for a redirect hop (`nil` for the first hop, which has its whole time-out);
     /// a hop with nothing left fails before it starts.
     private func remainingTime() throws(HTTPTransportError) -> TimeInterval? {
-        guard redirects > 0, let deadline else { return nil }
+        guard redirects > 0 else { return nil }
+        let deadline = started + Self.timeLimitMicroseconds(firstTimeout)
         let seconds = Double(deadline - Self.clock) / 1e6
         guard seconds > 0 else {
             throw HTTPTransportError(

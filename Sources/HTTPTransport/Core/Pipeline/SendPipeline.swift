@@ -134,7 +134,7 @@ final class SendPipeline: Sendable {
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
     func intercept(_ hop: inout Hop, telemetry: SendTelemetry) throws(HTTPTransportError) -> RawRequest {
-        let start = hop.deadline == nil ? Hop.clock : nil
+        if hop.redirects == 0 { hop.started = Hop.clock }
         var request = hop.request
         telemetry.hopStarted(&request)
         do {
@@ -145,8 +145,8 @@ final class SendPipeline: Sendable {
             telemetry.hopFailed(error)
             throw error
         }
-        // The first hop's time-out, as its interceptors left it, starts the exchange's deadline.
-        if let start { hop.deadline = start + Hop.timeLimitMicroseconds(request.timeout) }
+        // The first hop's time-out, as its interceptors left it, sets the exchange's deadline.
+        if hop.redirects == 0 { hop.firstTimeout = request.timeout }
         telemetry.hopWillSend(&request)
         return request
     }

@@ -6,19 +6,19 @@ public struct HTTPResponse: Sendable {
     /// The response status.
     public let httpStatus: HTTPStatusCode
     /// The response headers in order, every value kept.
-    public var rawHeaders: HTTPHeaders { raw.headers }
+    public var rawHeaders: HTTPHeaders { @inlinable get { raw.headers } }
     /// The response body (`nil` when there was none, or when it was written to `fileURL`).
-    public var body: Data? { raw.data }
+    public var body: Data? { @inlinable get { raw.data } }
     /// The request as it was sent, after interceptors.
-    public var request: RawRequest { raw.request }
+    public var request: RawRequest { @inlinable get { raw.request } }
     /// Timing and size figures of the exchange.
-    public var metrics: TransferMetrics { raw.metrics }
+    public var metrics: TransferMetrics { @inlinable get { raw.metrics } }
     /// Where the body was written, for a download to a file.
-    public var fileURL: URL? { raw.fileURL }
+    public var fileURL: URL? { @inlinable get { raw.fileURL } }
 
     /// The exchange as the pipeline ended it, kept as it is (one reference, no field copied);
     /// its storage also keeps the headers dictionary made on first read.
-    private let raw: RawResponse
+    @usableFromInline let raw: RawResponse
 
     /// A response value (used by the pipeline, and by tests building responses by hand).
     public init(

@@ -5,48 +5,48 @@ import Foundation
 public struct RawResponse: Sendable {
     /// The request as it was sent (after request interceptors).
     public var request: RawRequest {
-        get { storage.fields.request }
+        @inlinable get { storage.fields.request }
         _modify { yield &fields.request }
     }
     /// The response status, or `nil` when no response arrived.
     public var statusCode: HTTPStatusCode? {
-        get { storage.fields.statusCode }
+        @inlinable get { storage.fields.statusCode }
         _modify { yield &fields.statusCode }
     }
     /// The response headers in order, every value kept.
     public var headers: HTTPHeaders {
-        get { storage.fields.headers }
+        @inlinable get { storage.fields.headers }
         _modify { yield &fields.headers }
     }
     /// The response body (`nil` when no response arrived or the body went to a file).
     public var data: Data? {
-        get { storage.fields.data }
+        @inlinable get { storage.fields.data }
         _modify { yield &fields.data }
     }
     /// The failure so far, if any: a transport fault, or a validation error.
     public var error: HTTPTransportError? {
-        get { storage.fields.error }
+        @inlinable get { storage.fields.error }
         _modify { yield &fields.error }
     }
     /// Timing and size figures.
     public var metrics: TransferMetrics {
-        get { storage.fields.metrics }
+        @inlinable get { storage.fields.metrics }
         _modify { yield &fields.metrics }
     }
     /// Where the body was written, when the request asked for a download to a file.
     public var fileURL: URL? {
-        get { storage.fields.fileURL }
+        @inlinable get { storage.fields.fileURL }
         _modify { yield &fields.fileURL }
     }
 
-    private struct Fields: Sendable {
-        var request: RawRequest
-        var statusCode: HTTPStatusCode?
-        var headers: HTTPHeaders
-        var data: Data?
-        var error: HTTPTransportError?
-        var metrics: TransferMetrics
-        var fileURL: URL?
+    @usableFromInline struct Fields: Sendable {
+        @usableFromInline var request: RawRequest
+        @usableFromInline var statusCode: HTTPStatusCode?
+        @usableFromInline var headers: HTTPHeaders
+        @usableFromInline var data: Data?
+        @usableFromInline var error: HTTPTransportError?
+        @usableFromInline var metrics: TransferMetrics
+        @usableFromInline var fileURL: URL?
     }
 
     /// The fields, kept behind one reference (copy-on-write): a response passes through the
@@ -54,16 +54,18 @@ public struct RawResponse: Sendable {
     /// reference instead of a copy of every field. An `HTTPResponse` keeps the same object, with
     /// the headers dictionary it derives, so that the object the engine made is the only one
     /// a response needs. Changed only while uniquely referenced, so sharing it is safe; no two
-    /// accesses to `fields` can overlap, so it opts out of the exclusivity bookkeeping.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
+    /// accesses to `fields` can overlap, so it opts out of the exclusivity bookkeeping. (The
+    /// getters read it from the caller's code, `@inlinable`: a read of a response's field is a
+    /// load, not a call and a copy of the field's struct.)
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline @exclusivity(unchecked) var fields: Fields
         /// `HTTPResponse.headers` as made from `fields.headers` (cleared when the fields change).
         let headerDictionary = HeaderDictionaryCache()
 
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
 
     private var fields: Fields {
         _read { yield storage.fields }
