@@ -38,4 +38,18 @@ final class ResolvedURLTextTests: XCTestCase {
         XCTAssertEqual(changed.urlString, server.http + "/b")
         XCTAssertEqual(plain.urlString, server.http + "/a", "the copy changed, not the original")
     }
+
+    func testAChangeOfTheURLThatThrowsHalfWayForgetsTheKeptText() throws {
+        struct Stopped: Error {}
+        var request = try HTTPRequest(endpoint: server.http + "/a").wireRequest(endpoints: ParsedEndpoints())
+        XCTAssertNotNil(request.urlText)
+        let other = try XCTUnwrap(URL(string: server.http + "/other"))
+        func rewrite(_ url: inout URL) throws {
+            url = other
+            throw Stopped()
+        }
+        XCTAssertThrowsError(try rewrite(&request.url))
+        XCTAssertEqual(request.url, other)
+        XCTAssertEqual(request.urlString, server.http + "/other", "the engine sends the URL the request has")
+    }
 }

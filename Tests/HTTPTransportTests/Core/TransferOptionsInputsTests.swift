@@ -79,4 +79,14 @@ final class TransferOptionsInputsTests: XCTestCase {
         let (held, _) = try prepared(request, on: engine)
         XCTAssertTrue(held.decodesContent)
     }
+
+    func testAnotherRouteForTheSameRequestMakesTheOptionsAgain() throws {
+        // (A session that reads the proxy from the environment reads it on every send.)
+        let request = try request()
+        let url = request.urlString
+        let inputs = try XCTUnwrap(TransferOptions.Inputs(request, url: url, control: TransferControl(), proxy: ""))
+        XCTAssertTrue(inputs.match(request, url: url, control: TransferControl(), proxy: ""))
+        XCTAssertFalse(inputs.match(request, url: url, control: TransferControl(), proxy: "http://127.0.0.1:3128"))
+        XCTAssertFalse(inputs.match(request, url: url, control: TransferControl(), proxy: nil))
+    }
 }

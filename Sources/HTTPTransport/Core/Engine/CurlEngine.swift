@@ -76,7 +76,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // The handle holds the options of the request it last sent: the same plain request again
         // (see `TransferOptions.Inputs`) needs them neither made nor compared.
-        if let held = handle.appliedInputs, held.match(request, url: url, control: control) {
+        if let held = handle.appliedInputs, held.match(request, url: url, control: control, proxy: proxy) {
             _ = handle.beginTransfer()
             if handle.applied.refusesResend { transfer.state.mayResend = false }
         } else {
@@ -89,7 +89,8 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             } catch {
                 throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
             }
-            handle.appliedInputs = options.ownsNoTransferResource ? TransferOptions.Inputs(request, url: url, control: control) : nil
+            handle.appliedInputs = options.ownsNoTransferResource
+                ? TransferOptions.Inputs(request, url: url, control: control, proxy: proxy) : nil
         }
         handle.transferSlot.pointee.state = transfer.state.opaque
         return transfer

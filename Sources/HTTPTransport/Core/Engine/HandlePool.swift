@@ -39,9 +39,10 @@ final class HandlePool: Sendable {
 
     /// Keeps a handle for reuse (closing it when the pool is full).
     func checkIn(_ handle: EasyHandle) {
-        handle.idleSince = Self.now()
         let overflow: EasyHandle? = idle.withLock { handles in
             guard handles.count < maxIdle else { return handle }
+            // Stamped under the lock: the handles stay in the order of their times.
+            handle.idleSince = Self.now()
             handles.append(handle)
             return nil
         }

@@ -54,9 +54,9 @@ struct TransferOptions: Equatable {
         return tls.pinCheck == nil
     }
 
-    /// What a plain request's options are made of: its URL, method, headers and time-out, and
-    /// whether its transfer reports progress (the session's settings being the same for every
-    /// handle of the engine). Plain: nothing of the transfer's own besides (no body, none sent,
+    /// What a plain request's options are made of: its URL, method, headers and time-out, whether
+    /// its transfer reports progress, and the proxy the session routes it through (the session's
+    /// other settings being the same for every handle of the engine). Plain: nothing of the transfer's own besides (no body, none sent,
     /// no download, no stream), so the options made for equal inputs are equal, unless they name
     /// a resource of the transfer's own (`ownsNoTransferResource`).
     ///
@@ -71,22 +71,26 @@ struct TransferOptions: Equatable {
         let headerFields: [HTTPHeaders.Field]
         let timeout: TimeInterval
         let reportsProgress: Bool
+        /// The proxy the session decided on for the request (nil: left to libcurl), which may
+        /// change between two sends of one request (the environment's variables, read each time).
+        let proxy: String?
 
-        /// The inputs of `request` (its URL as `url`), nil when it is not plain.
-        init?(_ request: RawRequest, url: String, control: TransferControl) {
+        /// The inputs of `request` (its URL as `url`, its route as `proxy`), nil when it is not plain.
+        init?(_ request: RawRequest, url: String, control: TransferControl, proxy: String?) {
             guard Self.isPlain(request) else { return nil }
             self.url = url
             method = request.method
             headerFields = request.headers.isEmpty ? [] : request.headers.fields
             timeout = request.timeout
             reportsProgress = control.progress != nil || control.cancellation != nil
+            self.proxy = proxy
         }
 
         /// Whether `request` is plain and these are its inputs.
-        func match(_ request: RawRequest, url: String, control: TransferControl) -> Bool {
+        func match(_ request: RawRequest, url: String, control: TransferControl, proxy: String?) -> Bool {
             Self.isPlain(request) && timeout == request.timeout && method == request.method
-                && reportsProgress == (control.progress != nil || control.cancellation != nil) && self.url == url
-                && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
+                && reportsProgress == (control.progress != nil || control.cancellation != nil) && self.proxy == proxy
+                && self.url == url && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
         }
 
         private static func isPlain(_ request: RawRequest) -> Bool {

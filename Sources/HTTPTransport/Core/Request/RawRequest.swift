@@ -22,8 +22,9 @@ public struct RawRequest: Sendable {
     public var url: URL {
         get { storage.fields.url }
         _modify {
-            yield &storage.fields.url
+            // (Forgotten first: a change that throws half-way must not leave the old text.)
             storage.fields.urlText = nil
+            yield &storage.fields.url
         }
     }
 
