@@ -20,6 +20,8 @@ static __attribute__((noinline)) int ccurl_lines_grow(ccurl_header_lines *lines,
     return 1;
 }
 
+/// Appends one line (`length` bytes, without its CR LF). A line that would take the buffer past
+/// 4 GiB, or for which memory ran out, is dropped.
 static inline void ccurl_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
     if (length == 0 || lines->count + length >= UINT32_MAX) return;
     size_t needed = lines->count + length + 1;
@@ -30,11 +32,8 @@ static inline void ccurl_lines_append(ccurl_header_lines *lines, const char *lin
     lines->count = needed;
 }
 
-void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length) {
-    ccurl_lines_append(lines, line, length);
-}
-
-void ccurl_header_lines_clear(ccurl_header_lines *lines) {
+/// Empties the buffer, keeping its memory for the next block.
+static void ccurl_lines_clear(ccurl_header_lines *lines) {
     lines->count = 0;
     lines->has_fold = 0;
 }
@@ -99,7 +98,7 @@ static int ccurl_starts_response(const ccurl_response_head *head) {
 static __attribute__((noinline)) int ccurl_head_special_line(ccurl_response_head *head, const char *line, size_t end) {
     if (end >= 5 && memcmp(line, "HTTP/", 5) == 0 && ccurl_starts_response(head)) {
         // A status line: the first, or the final response's after an interim 1xx block.
-        ccurl_header_lines_clear(&head->lines);
+        ccurl_lines_clear(&head->lines);
         head->complete = 0;
         head->in_block = 1;
         head->status = ccurl_status_code(line, end);
@@ -139,7 +138,7 @@ int ccurl_response_head_receive(ccurl_response_head *head, const char *line, siz
 }
 
 void ccurl_response_head_clear(ccurl_response_head *head) {
-    ccurl_header_lines_clear(&head->lines);
+    ccurl_lines_clear(&head->lines);
     head->status = -1;
     head->in_block = 0;
     head->complete = 0;

@@ -73,11 +73,6 @@ typedef struct ccurl_header_lines {
     int has_fold;
 } ccurl_header_lines;
 
-/// Appends one line (`length` bytes, without its CR LF). A line that would take the buffer
-/// past 4 GiB, or for which memory ran out, is dropped.
-void ccurl_header_lines_append(ccurl_header_lines *lines, const char *line, size_t length);
-/// Empties the buffer, keeping its memory for the next block.
-void ccurl_header_lines_clear(ccurl_header_lines *lines);
 /// Frees the buffer's memory.
 void ccurl_header_lines_free(ccurl_header_lines *lines);
 

@@ -6,7 +6,7 @@ import XCTest
 /// the lines make when appended one by one (`ReceivedHeaderBlock.appendingEachLine(of:)`):
 /// the same count, fields in order, values and presence for every name in any case.
 final class ReceivedHeaderLinesTests: XCTestCase {
-    /// The lines as the header callback leaves them (`ccurl_header_lines_append`): each ended
+    /// The lines as the header callback leaves them (`ccurl_response_head_receive`): each ended
     /// with "\n", empty ones dropped, and whether one is an obs-fold line.
     private func raw(_ lines: [[UInt8]]) -> ReceivedHeaderLines {
         let kept = lines.filter { !$0.isEmpty }

@@ -123,7 +123,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             maxFileSize: request.download == nil && request.streaming == nil ? configuration.maxResponseSize : 0,
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
-            reportsProgress: transfer.state.control.progress != nil || transfer.state.control.cancellation != nil,
+            reportsProgress: transfer.state.control.isSet,
             tls: tls, refusesResend: refusesResend)
     }
 

@@ -56,9 +56,10 @@ struct TransferOptions: Equatable {
 
     /// What a plain request's options are made of: its URL, method, headers and time-out, whether
     /// its transfer reports progress, and the proxy the session routes it through (the session's
-    /// other settings being the same for every handle of the engine). Plain: nothing of the transfer's own besides (no body, none sent,
-    /// no download, no stream), so the options made for equal inputs are equal, unless they name
-    /// a resource of the transfer's own (`ownsNoTransferResource`).
+    /// other settings being the same for every handle of the engine). Plain: nothing of the
+    /// transfer's own besides (no body, none sent, no download, no stream), so the options made
+    /// for equal inputs are equal, unless they name a resource of the transfer's own
+    /// (`ownsNoTransferResource`).
     ///
     /// A handle remembers the inputs its options were last made for (`EasyHandle.appliedInputs`),
     /// and `CurlEngine.prepare` skips making and comparing the options when a transfer's inputs
@@ -82,19 +83,19 @@ struct TransferOptions: Equatable {
             method = request.method
             headerFields = request.headers.isEmpty ? [] : request.headers.fields
             timeout = request.timeout
-            reportsProgress = control.progress != nil || control.cancellation != nil
+            reportsProgress = control.isSet
             self.proxy = proxy
         }
 
         /// Whether `request` is plain and these are its inputs.
         func match(_ request: RawRequest, url: String, control: TransferControl, proxy: String?) -> Bool {
             Self.isPlain(request) && timeout == request.timeout && method == request.method
-                && reportsProgress == (control.progress != nil || control.cancellation != nil) && self.proxy == proxy
+                && reportsProgress == control.isSet && self.proxy == proxy
                 && self.url == url && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
         }
 
         private static func isPlain(_ request: RawRequest) -> Bool {
-            request.body == nil && !request.sendsBody && request.download == nil && request.streaming == nil
+            !request.sendsBody && request.download == nil && request.streaming == nil  // (no body sent: none at all)
         }
     }
 

@@ -16,7 +16,6 @@ import Glibc
 /// runtime's exclusivity bookkeeping, which otherwise costs a thread-local lookup on every
 /// header line and body chunk.
 final class TransferState {
-    @exclusivity(unchecked) private(set) var maxResponseSize: Int64
     @exclusivity(unchecked) private(set) var control: TransferControl
     @exclusivity(unchecked) private(set) var requestURL: String
     /// The handle the transfer runs on, for the one option a response header changes
@@ -89,7 +88,6 @@ final class TransferState {
     /// fill when it is the handle's (`EasyHandle.transferState`; the handle's callback slot
     /// points at them, and lives no longer than the handle, which owns this state).
     init() {
-        maxResponseSize = 0
         control = TransferControl()
         requestURL = ""
         memory = MemoryBody(limit: 0)
@@ -115,9 +113,8 @@ final class TransferState {
     /// empty head. Everything else is as `end` (or `init`) left it.
     func begin(control: TransferControl, requestURL: String, maxResponseSize: Int64) {
         // (`end` left the controls empty, and the URL is often the last transfer's again.)
-        if control.progress != nil || control.cancellation != nil { self.control = control }
+        if control.isSet { self.control = control }
         if requestURL != self.requestURL { self.requestURL = requestURL }
-        self.maxResponseSize = maxResponseSize
         memory.limit = maxResponseSize
         memory.takesBody = true
         ccurl_response_head_clear(head)
@@ -143,7 +140,7 @@ final class TransferState {
             self.mime = nil
         }
         if pinCheck != nil { pinCheck = nil }
-        if control.progress != nil || control.cancellation != nil {
+        if control.isSet {
             control = TransferControl()
             lastProgressReport = nil  // (set only for a progress handler)
         }

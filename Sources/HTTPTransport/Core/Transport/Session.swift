@@ -192,6 +192,10 @@ public struct TransferControl: Sendable {
         self.progress = progress
         self.cancellation = cancellation
     }
+
+    /// Whether either control is set: the transfer then runs libcurl's progress callback, which
+    /// reports progress and notices a cancellation.
+    var isSet: Bool { progress != nil || cancellation != nil }
 }
 
 /// Bytes moved so far in one transfer.
