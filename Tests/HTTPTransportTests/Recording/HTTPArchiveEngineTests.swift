@@ -93,6 +93,19 @@ final class HTTPArchiveEngineTests: XCTestCase {
         }
     }
 
+    /// A fuzz finding (Fuzz/Corpus/FuzzHTTPArchive/found-dab2c34f): a host that reads as a secret
+    /// path parameter is recorded redacted, and must still match its own request.
+    func test_aRedactedPartOfTheHostMatchesItsOwnRequest() throws {
+        let url = try XCTUnwrap(URL(string: "https://pi.test.login;token=abc&b=1"))
+        let recorder = HTTPArchiveRecorder()
+        _ = recorder.intercept(response: RawResponse(request: RawRequest(url: url), statusCode: .ok))
+        XCTAssertTrue(try XCTUnwrap(String(data: recorder.archiveData(), encoding: .utf8)).contains("token=<redacted>"))
+        let engine = try HTTPArchiveEngine(data: recorder.archiveData())
+        XCTAssertNil(engine.execute(RawRequest(url: url), control: TransferControl()).error)
+        let otherHost = try XCTUnwrap(URL(string: "https://evil.test;token=abc&b=1"))
+        XCTAssertEqual(engine.execute(RawRequest(url: otherHost), control: TransferControl()).error?.code, .other)
+    }
+
     func test_repeatedEntriesAreAnsweredInRecordedOrder() throws {
         let transport = try replaying(archive([
             ("GET", "http://api.test/counter", 200, "first"), ("POST", "http://api.test/counter", 201, "posted"),
