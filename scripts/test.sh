@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs what is missing, builds (failing on any warning in this
 # package's own code), then runs every test against the local test server the tests start.
+#   bash scripts/test.sh                  # on the machine's libcurl (Debian 12: 7.88.1)
+#   LIBCURL=8 bash scripts/test.sh        # on bookworm-backports' libcurl 8 (WebSockets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -15,4 +17,10 @@ if grep -E "^$(pwd)/(Sources|Tests|Examples)/.*warning:" "$build_log"; then
 fi
 rm -f "$build_log"
 
+# LIBCURL=8 runs the same build on bookworm-backports' libcurl 8 (scripts/libcurl8.sh fetches it
+# into .libcurl8/ of this checkout; the machine's libcurl stays as it is).
+if [ "${LIBCURL:-}" = 8 ]; then
+    libcurl8="$(bash scripts/libcurl8.sh)"
+    export LD_LIBRARY_PATH="$libcurl8${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 swift test "$@"

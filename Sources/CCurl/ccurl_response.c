@@ -67,8 +67,9 @@ static curl_off_t ccurl_decimal(const char *line, size_t start, size_t end) {
     return value;
 }
 
-/// The status code of `HTTP/x nnn reason`: the digits after the first space(s), at most 9;
-/// -1 when there are none or anything else comes before the next space.
+/// The status code of `HTTP/x nnn reason`: the three digits after the first space(s); -1 when
+/// there are not exactly three or anything else comes before the next space. (libcurl 7.88
+/// refuses such a line itself, libcurl 8 reads `HTTP/1.1 2000` as a response: the rule is ours.)
 static long ccurl_status_code(const char *line, size_t end) {
     const char *space = memchr(line, ' ', end);
     if (space == NULL) return -1;
@@ -77,11 +78,11 @@ static long ccurl_status_code(const char *line, size_t end) {
     long code = 0;
     int digits = 0;
     for (; i < end && line[i] != ' '; i++) {
-        if (line[i] < '0' || line[i] > '9' || digits == 9) return -1;
+        if (line[i] < '0' || line[i] > '9' || digits == 3) return -1;
         code = code * 10 + (line[i] - '0');
         digits++;
     }
-    return digits > 0 ? code : -1;
+    return digits == 3 ? code : -1;
 }
 
 /// Whether a status line now starts a response: no block has begun yet, or the last one was a
