@@ -20,27 +20,6 @@ import Foundation
 /// `.form` set; the sets of the other body encodings are not sent. `.custom` sets run last, in
 /// order, each on the request resolved so far.
 public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
-    /// The request method.
-    public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
-        case get = "GET"
-        case post = "POST"
-        case put = "PUT"
-        case patch = "PATCH"
-        case delete = "DELETE"
-        case head = "HEAD"
-        case options = "OPTIONS"
-        case trace = "TRACE"
-        case connect = "CONNECT"
-
-        /// Methods RFC 9110 calls idempotent (safe to send again).
-        public var isIdempotent: Bool {
-            switch self {
-            case .post, .patch, .connect: return false
-            default: return true
-            }
-        }
-    }
-
     /// The time-out used when neither the request nor its base gives one: 30 seconds.
     public static let defaultTimeout: TimeInterval = 30
 
@@ -81,6 +60,27 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
         self.notes = RequestNotes(base: base)
         self.download = nil
         self.bodyFile = nil
+    }
+
+    /// Header fields sent after `headers`, in order, each as often as it was added: repeated
+    /// fields (two `Accept` lines, several `Link`s) that the `headers` dictionary cannot hold.
+    /// A request built on a base starts with the base's. See `adding(header:value:)`.
+    public var headerFields: HTTPHeaders {
+        get { notes.headerFields }
+        set { notes.headerFields = newValue }
+    }
+
+    /// A copy that sends one more `name: value` line after `headers` and the fields added before
+    /// it, even when a field of that name is already there (`with(header:value:)` replaces).
+    ///
+    /// ```swift
+    /// let request = HTTPRequest(endpoint: url).adding(header: "Accept", value: "application/json")
+    ///     .adding(header: "Accept", value: "text/plain")     // two Accept lines, in this order
+    /// ```
+    public func adding(header name: String, value: String) -> HTTPRequest {
+        var copy = self
+        copy.notes.headerFields.add(name, value)
+        return copy
     }
 
     /// Resolves the request into the wire form: endpoint parsed, parameters merged and encoded.

@@ -11,12 +11,15 @@ struct RequestNotes: Sendable, Hashable {
     var problem: String?
     /// Where the response body streams to, when it does (`streaming(_:)`, `HTTPTransport.stream(_:)`).
     var streaming: StreamingBody?
+    /// Header fields sent after the request's `headers`, in order (`HTTPRequest.headerFields`).
+    var headerFields = HTTPHeaders()
 
     /// The notes a request built on `base` starts with.
     init(base: HTTPRequest?) {
         inheritedRequestInterceptors = base?.requestInterceptors.count ?? 0
         inheritedResponseInterceptors = base?.responseInterceptors.count ?? 0
         problem = base?.notes.problem
+        if let base { headerFields = base.notes.headerFields }
     }
 }
 

@@ -42,6 +42,7 @@ enum RequestResolver {
         let queried = try withQuery(of: sets, appendedTo: parsed.url)
         let url = queried ?? parsed.url
         var headers = HTTPHeaders(request.headers)
+        for field in request.notes.headerFields { headers.add(field.name, field.value) }
         let body = try RequestBodyEncoding.body(for: bodyRule, sets: sets, headers: &headers, url: url)
         var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout)
         if queried == nil { raw.urlText = parsed.text }
