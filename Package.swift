@@ -6,12 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
+        // swift-http-types' HTTPRequest/HTTPResponse/HTTPFields: sends and conversions.
+        .library(name: "HTTPTransportHTTPTypes", targets: ["HTTPTransportHTTPTypes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // Only HTTPTransportHTTPTypes uses it; the core product gains no dependency.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Only the WorkerDaemon example uses it (its metrics in Prometheus' text format).
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
@@ -41,6 +45,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
+        ),
+        .target(
+            name: "HTTPTransportHTTPTypes",
+            dependencies: ["HTTPTransport", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .target(
             name: "ExampleServer",
@@ -75,6 +83,8 @@ let package = Package(
             name: "HTTPTransportTests",
             dependencies: [
                 "HTTPTransport",
+                "HTTPTransportHTTPTypes",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

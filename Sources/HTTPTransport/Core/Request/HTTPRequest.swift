@@ -89,8 +89,8 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
     }
 
     func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        try RequestResolver.resolve(self, bodyRule: bodyFile.map(RequestResolver.BodyRule.file) ?? .parameters,
-                                    download: download, endpoints: endpoints)
+        let bodyRule: RequestResolver.BodyRule = if let bodyFile { .file(bodyFile) } else if let data = notes.bodyData { .data(data) } else { .parameters }
+        return try RequestResolver.resolve(self, bodyRule: bodyRule, download: download, endpoints: endpoints)
     }
 
     /// A copy that sends the file as its raw body, streamed from disk (e.g. a `PUT` of a file).
@@ -98,7 +98,22 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
     public func uploading(file: URL, contentType: String = "application/octet-stream") -> HTTPRequest {
         var copy = self
         copy.bodyFile = file
+        copy.notes.bodyData = nil
         if !copy.headers.keys.contains(where: { $0.caseInsensitiveEquals("Content-Type") }) {
+            copy.headers["Content-Type"] = contentType
+        }
+        return copy
+    }
+
+    /// A copy that sends `data` as its raw body, with the method it has (set `httpMethod` for a
+    /// `POST` or `PUT`). Body parameter sets are then ignored; `.url` sets still go to the query.
+    /// `contentType` is sent unless the request has a `Content-Type` already (in `headers` or
+    /// `headerFields`).
+    public func uploading(data: Data, contentType: String = "application/octet-stream") -> HTTPRequest {
+        var copy = self
+        copy.bodyFile = nil
+        copy.notes.bodyData = data
+        if !copy.headers.keys.contains(where: { $0.caseInsensitiveEquals("Content-Type") }), !copy.headerFields.contains("Content-Type") {
             copy.headers["Content-Type"] = contentType
         }
         return copy

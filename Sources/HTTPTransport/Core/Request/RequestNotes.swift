@@ -13,6 +13,8 @@ struct RequestNotes: Sendable, Hashable {
     var streaming: StreamingBody?
     /// Header fields sent after the request's `headers`, in order (`HTTPRequest.headerFields`).
     var headerFields = HTTPHeaders()
+    /// Bytes sent as the raw body (`HTTPRequest.uploading(data:contentType:)`).
+    var bodyData: Data?
 
     /// The notes a request built on `base` starts with.
     init(base: HTTPRequest?) {
