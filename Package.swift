@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         // swift-http-types' HTTPRequest/HTTPResponse/HTTPFields: sends and conversions.
         .library(name: "HTTPTransportHTTPTypes", targets: ["HTTPTransportHTTPTypes"]),
+        // A ClientTransport for swift-openapi-generator's clients.
+        .library(name: "HTTPTransportOpenAPI", targets: ["HTTPTransportOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -16,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Only HTTPTransportHTTPTypes uses it; the core product gains no dependency.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Only HTTPTransportOpenAPI uses it.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // Only the WorkerDaemon example uses it (its metrics in Prometheus' text format).
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
@@ -51,6 +55,15 @@ let package = Package(
             dependencies: ["HTTPTransport", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .target(
+            name: "HTTPTransportOpenAPI",
+            dependencies: [
+                "HTTPTransport",
+                "HTTPTransportHTTPTypes",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
+        .target(
             name: "ExampleServer",
             path: "Examples/ExampleServer"
         ),
@@ -84,15 +97,19 @@ let package = Package(
             dependencies: [
                 "HTTPTransport",
                 "HTTPTransportHTTPTypes",
+                "HTTPTransportOpenAPI",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
-            // HAR files exported by browsers, read by HTTPArchiveEngineTests through #filePath.
-            exclude: ["Fixtures"]
+            // HAR files exported by browsers, read by HTTPArchiveEngineTests through #filePath;
+            // the OpenAPI document whose generated client (OpenAPI/Generated) the tests use.
+            exclude: ["Fixtures", "Ecosystem/OpenAPI/openapi.yaml", "Ecosystem/OpenAPI/openapi-generator-config.yaml",
+                      "Ecosystem/OpenAPI/README.md"]
         ),
     ],
     swiftLanguageModes: [.v6]
