@@ -114,6 +114,23 @@ final class ServerSentEventDecoderTests: XCTestCase {
         XCTAssertEqual(events.map(\.id), ["1", "1"])
     }
 
+    func testIdContainingAnyControlCharacterIsIgnored() {
+        for control in ["\u{1}", "\u{8}", "\t", "\u{B}", "\u{C}", "\u{1B}", "\u{1F}", "\u{7F}"] {
+            let events = decode("id: 1\ndata: a\n\nid: 2\(control)X-Injected: yes\ndata: b\n\n")
+            XCTAssertEqual(events.map(\.id), ["1", "1"], "control \(control.unicodeScalars.first?.value ?? 0)")
+        }
+    }
+
+    func testIdLongerThanAHeaderLineTakesIsIgnored() {
+        let longest = String(repeating: "x", count: ServerSentEventDecoder.maxEventIDLength)
+        let events = decode("id: \(longest)\ndata: a\n\nid: \(longest)y\ndata: b\n\n")
+        XCTAssertEqual(events.map(\.id), [longest, longest])
+    }
+
+    func testIdWithCharactersBeyondASCIIIsKept() {
+        XCTAssertEqual(decode("id: größe-7\ndata: a\n\n").map(\.id), ["größe-7"])
+    }
+
     func testIdTakesEffectAtTheEndOfItsBlockEvenWithoutData() {
         var decoder = ServerSentEventDecoder()
         XCTAssertEqual(decoder.decode(Data("id: 5\n".utf8)), [])

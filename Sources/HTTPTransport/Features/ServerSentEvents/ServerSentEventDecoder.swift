@@ -6,7 +6,10 @@ import Foundation
 /// lines, a line without a colon read as a field name with an empty value, one space after the
 /// colon dropped, `data` lines joined with LF, a blank line dispatching the block (only when it
 /// had a `data` line), `id` values holding NUL ignored, `retry` only when all ASCII digits,
-/// unknown fields ignored. An incomplete block at the end of the stream is never dispatched.
+/// unknown fields ignored. Beyond the standard, an `id` that could not be sent back as
+/// `Last-Event-ID` is ignored as one holding NUL is: one holding another control character (a
+/// header injection: some servers read a vertical tab or form feed as a line break) or longer
+/// than `maxEventIDLength` (more than servers take in a header line; libcurl refuses to send it). An incomplete block at the end of the stream is never dispatched.
 ///
 /// Chunks may split the stream anywhere (inside a UTF-8 sequence or between the CR and LF of a
 /// CRLF): the events are the same as for the whole body at once. One decoder reads one
@@ -46,6 +49,16 @@ struct ServerSentEventDecoder {
     static func overlongError(url: String?) -> HTTPTransportError {
         HTTPTransportError(code: .responseTooLarge,
                            message: "An event of the stream passed \(maxEventSize) bytes without its end.", url: url)
+    }
+
+    /// The longest `id` kept, in bytes: a `Last-Event-ID` line of that much fits the 8 KiB that
+    /// common servers take in one header line.
+    static let maxEventIDLength = 4 << 10
+
+    /// Whether an `id` value may become the `Last-Event-ID` header: no control character (NUL,
+    /// as the standard says, and every other C0 one and DEL), at most `maxEventIDLength` bytes.
+    static func canBeSentBack(id value: ArraySlice<UInt8>) -> Bool {
+        value.count <= maxEventIDLength && !value.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// The events that `chunk` completes, in order.
@@ -110,7 +123,7 @@ struct ServerSentEventDecoder {
         } else if name.elementsEqual("event".utf8) {
             eventType = Array(value)
         } else if name.elementsEqual("id".utf8) {
-            if !value.contains(0) { lastEventIDBuffer = Array(value) }
+            if Self.canBeSentBack(id: value) { lastEventIDBuffer = Array(value) }
         } else if name.elementsEqual("retry".utf8) {
             if let milliseconds = Self.digits(value) {
                 reconnectionTime = milliseconds
