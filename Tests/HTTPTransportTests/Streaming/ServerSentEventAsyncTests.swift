@@ -50,13 +50,32 @@ final class ServerSentEventAsyncTests: XCTestCase {
         let key = UUID().uuidString
         var received: [String?] = []
         do {
-            for try await event in transport.events(stream(key, "per=1&total=100&fail_after=1")) { received.append(event.id) }
+            for try await event in transport.events(stream(key, "per=1&total=100&fail_after=1"),
+                                                    reconnection: ServerSentEventBlockingTests.quick) {
+                received.append(event.id)
+            }
             XCTFail("ended normally")
         } catch {
             XCTAssertEqual(error.code, .badResponse, "\(error)")
         }
         XCTAssertEqual(received, ["1"])
         XCTAssertEqual(try sent(key).count, 6)
+    }
+
+    func testAServerThatSendsRetryZeroAndClosesIsNotReconnectedAtOnceOverAndOver() async throws {
+        let key = UUID().uuidString
+        let transport = transport
+        let request = HTTPRequest(endpoint: server.http + "/events/retry-zero?key=\(key)")
+        let task = Task {
+            for try await _ in transport.events(request) {}
+        }
+        // A window to count connections in, not a synchronisation: the default floor allows two.
+        try await Task.sleep(for: .seconds(1))
+        task.cancel()
+        _ = await task.result
+        let connections = try sent(key).count
+        XCTAssertGreaterThanOrEqual(connections, 1)
+        XCTAssertLessThanOrEqual(connections, 2, "the first connection and one reconnect 0.5 s (±20 %) later")
     }
 
     func testBreakingOutOfTheLoopStopsAtOnceAndTheTransportKeepsWorking() async throws {
@@ -99,7 +118,7 @@ final class ServerSentEventAsyncTests: XCTestCase {
 
     private func collect(_ request: HTTPRequest) async throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        for try await event in transport.events(request) { events.append(event) }
+        for try await event in transport.events(request, reconnection: ServerSentEventBlockingTests.quick) { events.append(event) }
         return events
     }
 

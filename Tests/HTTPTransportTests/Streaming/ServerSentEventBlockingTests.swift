@@ -7,6 +7,9 @@ import XCTest
 /// that end it.
 final class ServerSentEventBlockingTests: XCTestCase {
     private let transport = HTTPTransport()
+    /// Waits of a few hundredths of a second (the server's `retry` is 50 ms), so that tests of
+    /// what is sent again do not wait the default floor of 0.5 s, doubled.
+    static let quick = ServerSentEventReconnectionPolicy(minimumDelay: 0.01)
 
     func testEventsContinueAcrossCleanReconnectionsWithLastEventIDUntil204() throws {
         let key = UUID().uuidString
@@ -65,19 +68,67 @@ final class ServerSentEventBlockingTests: XCTestCase {
         XCTAssertEqual(try sent(key).count, 1)
     }
 
+    func testAServerThatSendsRetryZeroAndClosesIsReconnectedWithAFloorAndBackOffThenGivenUp() throws {
+        let key = UUID().uuidString
+        var thrown: HTTPTransportError?
+        do {
+            try transport.events(request: HTTPRequest(endpoint: server.http + "/events/retry-zero?key=\(key)"), onEvent: { _ in true },
+                                 reconnection: .init(maxConsecutiveFailures: 2))
+        } catch { thrown = error }
+        XCTAssertEqual(thrown?.code, .badResponse)
+        XCTAssertTrue(thrown?.message.contains("2 times in a row without an event") == true, thrown?.message ?? "")
+        let times = try sent(key).compactMap(\.time)
+        XCTAssertEqual(times.count, 3, "the first connection and two reconnects without an event")
+        guard times.count == 3 else { return }
+        XCTAssertGreaterThanOrEqual(times[1] - times[0], 0.4, "at least the floor of 0.5 s, less 20 % jitter")
+        XCTAssertGreaterThanOrEqual(times[2] - times[1], 0.8, "doubled: the reconnect before brought no event")
+    }
+
+    func testCancellingWhileWaitingToReconnectThrowsCancelledAtOnce() throws {
+        let key = UUID().uuidString
+        let cancellation = CancellationHandle()
+        let started = ContinuousClock.now
+        var thrown: HTTPTransportError?
+        do {
+            try transport.events(request: stream(key, "per=1&total=10&retry=20000"), control: TransferControl(cancellation: cancellation)) { _ in
+                cancellation.cancel()  // (the next wait is 20 s)
+                return true
+            }
+        } catch { thrown = error }
+        XCTAssertEqual(thrown?.code, .cancelled, "\(String(describing: thrown))")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+        XCTAssertEqual(try sent(key).count, 1)
+    }
+
     func testFiveFailedReconnectsInARowEndWithTheLastError() throws {
         let key = UUID().uuidString
         let received = Protected<[ServerSentEvent]>([])
         var thrown: HTTPTransportError?
         do {
-            try transport.events(request: stream(key, "per=1&total=100&fail_after=1")) { event in
+            try transport.events(request: stream(key, "per=1&total=100&fail_after=1"), onEvent: { event in
                 received.withLock { $0.append(event) }
                 return true
-            }
+            }, reconnection: Self.quick)
         } catch { thrown = error }
         XCTAssertEqual(thrown?.code, .badResponse, "an empty reply (curl 52): \(String(describing: thrown))")
         XCTAssertEqual(received.value.map(\.id), ["1"])
         XCTAssertEqual(try sent(key).count, 6, "the first connection and five failed reconnects")
+    }
+
+    func testAnIdTooLongToSendBackIsIgnoredAndTheStreamGoesOn() throws {
+        let key = UUID().uuidString
+        let events = try collect(HTTPRequest(endpoint: server.http + "/events/hostile-id?key=\(key)&kind=long"))
+        XCTAssertEqual(events, [ServerSentEvent(id: "1", data: "a", retry: 1), ServerSentEvent(id: "1", data: "b")])
+        XCTAssertEqual(try sent(key).map(\.lastEventID), ["", "1"], "the 8 MB id is not sent back")
+    }
+
+    func testAnIdHoldingAControlCharacterIsNeverSentBackAsLastEventID() throws {
+        let key = UUID().uuidString
+        let events = try collect(HTTPRequest(endpoint: server.http + "/events/hostile-id?key=\(key)&kind=control"))
+        XCTAssertEqual(events.map(\.id), ["1", "1"])
+        let requests = try sent(key)
+        XCTAssertEqual(requests.map(\.lastEventID), ["", "1"])
+        XCTAssertEqual(requests.map(\.injected), [false, false], "no header injected through a vertical tab")
     }
 
     func testFirstConnectionThatCannotBeMadeFailsAtOnce() {
@@ -156,10 +207,10 @@ final class ServerSentEventBlockingTests: XCTestCase {
 
     private func collect(_ request: HTTPRequest, file: StaticString = #filePath, line: UInt = #line) throws -> [ServerSentEvent] {
         let received = Protected<[ServerSentEvent]>([])
-        try transport.events(request: request) { event in
+        try transport.events(request: request, onEvent: { event in
             received.withLock { $0.append(event) }
             return true
-        }
+        }, reconnection: Self.quick)
         return received.value
     }
 
@@ -178,6 +229,10 @@ struct EventStreamRequestLog: Decodable {
     var lastEventID: String
     var accept: String
     var cacheControl: String
+    /// Whether the request carried an `X-Injected` header.
+    var injected: Bool?
+    /// When it arrived, in the server's monotonic seconds.
+    var time: Double?
 }
 
 extension XCTestCase {

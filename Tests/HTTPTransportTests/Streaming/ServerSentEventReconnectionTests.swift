@@ -2,100 +2,185 @@ import Foundation
 @testable import HTTPTransport
 import XCTest
 
-/// `ServerSentEventReconnection`'s decisions, connection by connection, without a server.
+/// `ServerSentEventReconnection`'s decisions, connection by connection, without a server: one
+/// transition per test, the jitter's random source fixed (0: no jitter) unless a test sets it.
 final class ServerSentEventReconnectionTests: XCTestCase {
     private let reset = HTTPTransportError(code: .badResponse, message: "connection cut", url: "http://x/")
     private let refused = HTTPTransportError(code: .cannotConnect, message: "refused", url: "http://x/")
 
-    func testCleanEndReconnectsAfterTheDefaultThreeSeconds() {
-        var policy = opened()
-        XCTAssertEqual(delay(policy.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)), 3_000)
+    func testCleanEndAfterEventsReconnectsAfterTheDefaultThreeSeconds() {
+        var reconnection = opened()
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)), 3)
     }
 
-    func testServerRetryAndLastEventIDCarryOver() {
-        var policy = opened()
-        let decoder = decoded("retry: 50\nid: 7\ndata: x\n\n")
-        XCTAssertEqual(delay(policy.connectionEnded(.ended, decoder: decoder, deliveredEvents: true)), 50)
-        XCTAssertEqual(policy.lastEventIDHeader, "7")
-        XCTAssertEqual(delay(policy.connectionEnded(.ended, decoder: ServerSentEventDecoder(lastEventID: "7"), deliveredEvents: false)), 50,
-                       "a retry lasts until the server sends another")
+    func testTheServersRetryIsTheWaitAboveTheFloor() {
+        var reconnection = opened()
+        let decoder = decoded("retry: 2000\nid: 7\ndata: x\n\n")
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: decoder, deliveredEvents: true)), 2)
+        XCTAssertEqual(reconnection.lastEventIDHeader, "7")
+    }
+
+    func testARetryLastsUntilTheServerSendsAnother() {
+        var reconnection = started(with: "retry: 2000\ndata: x\n\n")
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: decoded("data: y\n\n"), deliveredEvents: true)), 2)
+    }
+
+    func testTheFloorRaisesARetryOfZero() {
+        var reconnection = opened()
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: decoded("retry: 0\ndata: x\n\n"), deliveredEvents: true)), 0.5)
+    }
+
+    func testACleanEndWithoutAnEventDoublesTheNextWait() {
+        var reconnection = started(with: "retry: 0\ndata: x\n\n")
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false)), 1)
+        XCTAssertEqual(reconnection.failedReconnects, 1)
+    }
+
+    func testTheFirstConnectionEndingWithoutAnEventWaitsTheBaseTime() {
+        var reconnection = opened()
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: decoded("retry: 0\n\n"), deliveredEvents: false)), 0.5)
+        XCTAssertEqual(reconnection.failedReconnects, 0, "the first connection is no reconnect")
+    }
+
+    func testEachReconnectWithoutAnEventDoublesTheWaitUpToTheCap() {
+        let policy = ServerSentEventReconnectionPolicy()
+        XCTAssertEqual((1...7).map { policy.delay(beforeReconnect: $0, retry: 3, random: 0) }, [3, 6, 12, 24, 48, 60, 60])
+    }
+
+    func testAServerRetryAboveTheCapIsCapped() {
+        XCTAssertEqual(ServerSentEventReconnectionPolicy().delay(beforeReconnect: 1, retry: 1e12, random: 0), 60)
+    }
+
+    func testAHugeReconnectCountStaysAtTheCap() {
+        XCTAssertEqual(ServerSentEventReconnectionPolicy().delay(beforeReconnect: .max, retry: 3, random: 1), 60)
+    }
+
+    func testJitterVariesTheWaitByItsFractionEitherWay() {
+        let policy = ServerSentEventReconnectionPolicy(jitter: 0.2)
+        XCTAssertEqual(policy.delay(beforeReconnect: 1, retry: 3, random: -1), 2.4, accuracy: 1e-9)
+        XCTAssertEqual(policy.delay(beforeReconnect: 1, retry: 3, random: 1), 3.6, accuracy: 1e-9)
+    }
+
+    func testJitterNeverLeavesTheFloorOrTheCap() {
+        let policy = ServerSentEventReconnectionPolicy(jitter: 0.5)
+        XCTAssertEqual(policy.delay(beforeReconnect: 1, retry: 0, random: -1), 0.5)
+        XCTAssertEqual(policy.delay(beforeReconnect: 9, retry: 3, random: 1), 60)
+    }
+
+    func testTheInjectedRandomSourcePicksTheJitter() {
+        var reconnection = ServerSentEventReconnection(random: { 1 })
+        reconnection.connectionOpened()
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)) ?? 0,
+                       3.6, accuracy: 1e-9)
+    }
+
+    func testValuesOutOfRangeAreReadAsTheNearestSensibleOnes() {
+        let policy = ServerSentEventReconnectionPolicy(minimumDelay: -1, maximumDelay: .infinity, jitter: 7)
+        XCTAssertEqual(policy.delay(beforeReconnect: 1, retry: 0, random: 1), 0, "no negative floor")
+        XCTAssertEqual(policy.delay(beforeReconnect: 1, retry: 2, random: 1), 4, "jitter at most 1")
+        XCTAssertEqual(policy.delay(beforeReconnect: 200, retry: 2, random: 0), 86_400, "an infinite cap is a day")
+        let nonsense = ServerSentEventReconnectionPolicy(minimumDelay: .nan, maximumDelay: .nan, jitter: .nan)
+        XCTAssertEqual(nonsense.delay(beforeReconnect: 1, retry: 3, random: 1), 0)
     }
 
     func testNoLastEventIDHeaderBeforeAnIdOrAfterAnEmptyOne() {
-        var policy = opened()
-        XCTAssertNil(policy.lastEventIDHeader)
-        _ = policy.connectionEnded(.ended, decoder: decoded("id: 1\n\nid\n\n"), deliveredEvents: false)
-        XCTAssertNil(policy.lastEventIDHeader)
+        var reconnection = opened()
+        XCTAssertNil(reconnection.lastEventIDHeader)
+        _ = reconnection.connectionEnded(.ended, decoder: decoded("id: 1\n\nid\n\n"), deliveredEvents: false)
+        XCTAssertNil(reconnection.lastEventIDHeader)
     }
 
     func testNoContentFinishes() {
-        var policy = opened()
-        guard case .finish = policy.connectionEnded(.noContent, decoder: ServerSentEventDecoder(), deliveredEvents: false) else {
+        var reconnection = opened()
+        guard case .finish = reconnection.connectionEnded(.noContent, decoder: ServerSentEventDecoder(), deliveredEvents: false) else {
             return XCTFail("204 ends the events")
         }
     }
 
     func testRefusedHeadFailsWithoutReconnecting() {
-        var policy = opened()
+        var reconnection = opened()
         let wrongType = HTTPTransportError(code: .badResponse, message: "not an event stream", url: "http://x/")
-        XCTAssertEqual(failure(policy.connectionEnded(.refused(wrongType), decoder: ServerSentEventDecoder(), deliveredEvents: false)), .badResponse)
+        XCTAssertEqual(failure(reconnection.connectionEnded(.refused(wrongType), decoder: ServerSentEventDecoder(), deliveredEvents: false)),
+                       .badResponse)
     }
 
     func testStatusErrorFailsWithoutReconnecting() {
-        var policy = opened()
+        var reconnection = opened()
         let status = HTTPTransportError(code: .httpStatus, message: "500", url: "http://x/")
-        XCTAssertEqual(failure(policy.connectionEnded(.failed(status), decoder: ServerSentEventDecoder(), deliveredEvents: false)), .httpStatus)
+        XCTAssertEqual(failure(reconnection.connectionEnded(.failed(status), decoder: ServerSentEventDecoder(), deliveredEvents: false)),
+                       .httpStatus)
     }
 
     func testErrorsANewConnectionCannotMendFailAtOnce() {
         for code in [HTTPTransportError.Code.tlsFailure, .pinningFailed, .invalidURL, .interceptorFailed, .cancelled, .addressNotAllowed] {
-            var policy = opened()
+            var reconnection = opened()
             let error = HTTPTransportError(code: code, message: "x", url: "http://x/")
-            XCTAssertEqual(failure(policy.connectionEnded(.failed(error), decoder: ServerSentEventDecoder(), deliveredEvents: true)), code)
+            XCTAssertEqual(failure(reconnection.connectionEnded(.failed(error), decoder: ServerSentEventDecoder(), deliveredEvents: true)), code)
         }
     }
 
     func testFirstConnectionFailingBeforeItOpensFailsAtOnce() {
-        var policy = ServerSentEventReconnection()
-        XCTAssertEqual(failure(policy.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false)), .cannotConnect)
+        var reconnection = ServerSentEventReconnection()
+        XCTAssertEqual(failure(reconnection.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false)),
+                       .cannotConnect)
     }
 
-    func testFiveFailedReconnectsInARowEndWithTheLastError() {
-        var policy = opened()
-        XCTAssertEqual(delay(policy.connectionEnded(.failed(reset), decoder: decoded("retry: 10\ndata: x\n\n"), deliveredEvents: true)), 10,
-                       "the connection that delivered events was cut: reconnect")
-        for attempt in 1..<ServerSentEventReconnection.maxFailedReconnects {
-            XCTAssertEqual(delay(policy.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false)), 10,
-                           "failed reconnect \(attempt)")
-            XCTAssertEqual(policy.failedReconnects, attempt)
+    func testTheFifthFailedReconnectInARowEndsWithTheLastError() {
+        var reconnection = started(with: "data: x\n\n")
+        for _ in 1...4 { _ = reconnection.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false) }
+        XCTAssertEqual(failure(reconnection.connectionEnded(.failed(reset), decoder: ServerSentEventDecoder(), deliveredEvents: false)),
+                       .badResponse)
+    }
+
+    func testTheFifthCleanEndInARowWithoutAnEventFailsSayingSo() {
+        var reconnection = ServerSentEventReconnection(url: "http://x/events", random: { 0 })
+        reconnection.connectionOpened()
+        for _ in 0...4 { _ = reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false) }
+        guard case .fail(let error) = reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false) else {
+            return XCTFail("the sixth connection without an event is the fifth failed reconnect")
         }
-        XCTAssertEqual(failure(policy.connectionEnded(.failed(reset), decoder: ServerSentEventDecoder(), deliveredEvents: false)), .badResponse)
+        XCTAssertEqual(error.code, .badResponse)
+        XCTAssertTrue(error.message.contains("5 times in a row without an event"), error.message)
+        XCTAssertEqual(error.url, "http://x/events")
     }
 
     func testAnEventResetsTheFailedReconnectCount() {
-        var policy = opened()
-        for _ in 1...4 { _ = policy.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false) }
-        XCTAssertEqual(policy.failedReconnects, 4)
-        XCTAssertNotNil(delay(policy.connectionEnded(.failed(reset), decoder: ServerSentEventDecoder(), deliveredEvents: true)))
-        XCTAssertEqual(policy.failedReconnects, 0)
-        for _ in 1...4 {
-            XCTAssertNotNil(delay(policy.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false)))
-        }
+        var reconnection = started(with: "data: x\n\n")
+        for _ in 1...4 { _ = reconnection.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false) }
+        XCTAssertEqual(delay(reconnection.connectionEnded(.failed(reset), decoder: ServerSentEventDecoder(), deliveredEvents: true)), 3,
+                       "the wait falls back to the base")
+        XCTAssertEqual(reconnection.failedReconnects, 0)
     }
 
-    func testCleanEndWithoutEventsNeitherCountsNorResets() {
-        var policy = opened()
-        _ = policy.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(), deliveredEvents: false)
-        XCTAssertNotNil(delay(policy.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false)))
-        XCTAssertEqual(policy.failedReconnects, 1)
+    func testWithoutALimitFailedReconnectsGoOnForeverAtTheCap() {
+        var reconnection = ServerSentEventReconnection(policy: .init(maxConsecutiveFailures: nil), random: { 0 })
+        reconnection.connectionOpened()
+        var waits: [TimeInterval?] = []
+        for _ in 0..<100 { waits.append(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false))) }
+        XCTAssertEqual(waits.last, 60)
+        XCTAssertFalse(waits.contains(nil))
+    }
+
+    func testALimitBelowOneCountsAsOne() {
+        var reconnection = ServerSentEventReconnection(policy: .init(maxConsecutiveFailures: 0), random: { 0 })
+        reconnection.connectionOpened()
+        XCTAssertNotNil(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)))
+        XCTAssertNotNil(failure(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false)))
     }
 
     // MARK: Helpers
 
     private func opened() -> ServerSentEventReconnection {
-        var policy = ServerSentEventReconnection()
-        policy.connectionOpened()
-        return policy
+        var reconnection = ServerSentEventReconnection(random: { 0 })
+        reconnection.connectionOpened()
+        return reconnection
+    }
+
+    /// After a first connection that read `stream` (with events) and ended cleanly.
+    private func started(with stream: String) -> ServerSentEventReconnection {
+        var reconnection = opened()
+        _ = reconnection.connectionEnded(.ended, decoder: decoded(stream), deliveredEvents: true)
+        return reconnection
     }
 
     private func decoded(_ stream: String) -> ServerSentEventDecoder {
@@ -104,9 +189,9 @@ final class ServerSentEventReconnectionTests: XCTestCase {
         return decoder
     }
 
-    private func delay(_ decision: ServerSentEventReconnection.Decision) -> Int? {
-        guard case .reconnect(let milliseconds) = decision else { return nil }
-        return milliseconds
+    private func delay(_ decision: ServerSentEventReconnection.Decision) -> TimeInterval? {
+        guard case .reconnect(let seconds) = decision else { return nil }
+        return seconds
     }
 
     private func failure(_ decision: ServerSentEventReconnection.Decision) -> HTTPTransportError.Code? {

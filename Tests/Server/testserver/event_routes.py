@@ -1,8 +1,8 @@
 """Server-Sent Events (text/event-stream) for the event-stream tests: a stream that ends after a
 few events (cleanly or cut mid-event) and continues from Last-Event-ID on the next connection,
 connections that fail after the first, and heads that are not an event stream. Every route
-records its requests under `?key=` with their Last-Event-ID, Accept and Cache-Control
-(`/events/log?key=`)."""
+records its requests under `?key=` with their Last-Event-ID, Accept and Cache-Control, whether
+an X-Injected header arrived, and when (`/events/log?key=`)."""
 
 import time
 
@@ -20,7 +20,9 @@ class EventRoutes:
             seen = EVENTS_LOG.setdefault(key, [])
             seen.append({"lastEventID": self.headers.get("Last-Event-ID", ""),
                          "accept": self.headers.get("Accept", ""),
-                         "cacheControl": self.headers.get("Cache-Control", "")})
+                         "cacheControl": self.headers.get("Cache-Control", ""),
+                         "injected": self.headers.get("X-Injected") is not None,
+                         "time": time.monotonic()})
             return len(seen) - 1
 
     def _events_int(self, name, default):
@@ -80,9 +82,30 @@ class EventRoutes:
             self._events_chunk(b": still here\n")
         self.wfile.write(b"0\r\n\r\n")
 
+    def r_events_retry_zero(self, rest):
+        """/events/retry-zero?key=K: `retry: 0` and no event, then the body's clean end (a server
+        that would be reconnected at once, forever, without a floor and back-off)."""
+        self._events_record()
+        self.close_connection = True
+        self.send(200, b": nothing to say\nretry: 0\n\n", "text/event-stream")
+
+    # The second event's id: 8 MB (more than libcurl puts in a request header), or one holding
+    # a vertical tab (which some header parsers read as a line break).
+    HOSTILE_IDS = {"long": b"x" * (8 << 20), "control": b"2\x0bX-Injected: yes"}
+
+    def r_events_hostile_id(self, rest):
+        """/events/hostile-id?key=K&kind=long|control: `id: 1` with event `a`, then an event `b`
+        whose id is HOSTILE_IDS[kind], then the end; the next connection gets 204."""
+        if self._events_record() > 0:
+            return self.send(204)
+        hostile = self.HOSTILE_IDS.get(first(self.qs, "kind", "control"), b"")
+        self.close_connection = True
+        self.send(200, b"retry: 1\nid: 1\ndata: a\n\nid: " + hostile + b"\ndata: b\n\n", "text/event-stream")
+
     def r_events_log(self, rest):
-        """/events/log?key=K: {"requests": [{"lastEventID", "accept", "cacheControl"}]}: those
-        headers of each request ("" when absent)."""
+        """/events/log?key=K: {"requests": [{"lastEventID", "accept", "cacheControl", "injected",
+        "time"}]}: those headers of each request ("" when absent), whether it carried X-Injected,
+        and when it arrived (monotonic seconds)."""
         key = first(self.qs, "key", "default")
         with STATE_LOCK:
             seen = list(EVENTS_LOG.get(key, []))
@@ -94,6 +117,8 @@ EXACT_ROUTES = {
     "/events/answer": EventRoutes.r_events_answer,
     "/events/slow": EventRoutes.r_events_slow,
     "/events/log": EventRoutes.r_events_log,
+    "/events/retry-zero": EventRoutes.r_events_retry_zero,
+    "/events/hostile-id": EventRoutes.r_events_hostile_id,
 }
 
 PREFIX_ROUTES = []

@@ -4,21 +4,24 @@ extension HTTPTransport {
     /// The Server-Sent Events of the stream at `request`, as they arrive, across reconnections.
     ///
     /// Nothing is sent until the loop asks for the first event. When the connection ends or the
-    /// network cuts it, the stream is connected again after the server's last `retry` time (3 s
-    /// when it sent none), with `Last-Event-ID`. A 204 No Content ends the sequence. It throws,
-    /// without reconnecting, for a status other than 200 or 204, a `Content-Type` other than
-    /// `text/event-stream`, an error a new connection cannot mend (TLS, an invalid URL) or a first
-    /// connection that cannot be made; and after five failed reconnects in a row without an
-    /// event. Cancelling the task or breaking out of the loop stops the transfer at once.
-    /// See the "Server-Sent Events" article.
+    /// network cuts it, the stream is connected again with `Last-Event-ID` after a wait that
+    /// `reconnection` sets from the server's last `retry` (3 s when it sent none): at least
+    /// 0.5 s, doubled for each reconnect in a row that brings no event, at most a minute, ±20 %.
+    /// A 204 No Content ends the sequence. It throws, without reconnecting, for a status other
+    /// than 200 or 204, a `Content-Type` other than `text/event-stream`, an error a new
+    /// connection cannot mend (TLS, an invalid URL) or a first connection that cannot be made;
+    /// and after five reconnects in a row without an event (`reconnection`'s
+    /// `maxConsecutiveFailures`). Cancelling the task or breaking out of the loop stops the
+    /// transfer, or the wait, at once. See the "Server-Sent Events" article.
     ///
     /// ```swift
     /// for try await event in transport.events(HTTPRequest(endpoint: "https://ci.example.com/builds/42/events")) {
     ///     print(event.event, event.data)
     /// }
     /// ```
-    public func events(_ request: HTTPRequest) -> ServerSentEventSequence {
-        ServerSentEventSequence(transport: self, request: request)
+    public func events(_ request: HTTPRequest,
+                       reconnection: ServerSentEventReconnectionPolicy = .init()) -> ServerSentEventSequence {
+        ServerSentEventSequence(transport: self, request: request, reconnection: reconnection)
     }
 }
 
@@ -30,8 +33,9 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
 
     let transport: HTTPTransport
     let request: HTTPRequest
+    let reconnection: ServerSentEventReconnectionPolicy
 
-    public func makeAsyncIterator() -> Iterator { Iterator(transport: transport, request: request) }
+    public func makeAsyncIterator() -> Iterator { Iterator(transport: transport, request: request, policy: reconnection) }
 
     /// Connects, reads and reconnects as the events are asked for; dropping it stops the transfer.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
@@ -52,14 +56,15 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         /// Decoded events not handed out yet.
         private var pending: [ServerSentEvent] = []
         private var pendingIndex = 0
-        /// Milliseconds to wait before the next connection (none before the first).
-        private var delay: Int?
+        /// Seconds to wait before the next connection (none before the first).
+        private var delay: TimeInterval?
         private var finished = false
 
-        init(transport: HTTPTransport, request: HTTPRequest) {
+        init(transport: HTTPTransport, request: HTTPRequest, policy: ServerSentEventReconnectionPolicy) {
             self.transport = transport
             self.request = request
-            reconnection = ServerSentEventReconnection(lastEventID: EventStreamRequest.initialLastEventID(request))
+            reconnection = ServerSentEventReconnection(lastEventID: EventStreamRequest.initialLastEventID(request),
+                                                       policy: policy, url: request.endpoint)
         }
 
         public mutating func next() async throws(HTTPTransportError) -> ServerSentEvent? {
@@ -80,7 +85,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         private mutating func connect() async throws(HTTPTransportError) {
             if let delay {
                 do {
-                    try await Task.sleep(for: .milliseconds(delay))
+                    try await Task.sleep(for: .seconds(delay))
                 } catch {
                     finished = true
                     throw HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: request.endpoint)
@@ -129,8 +134,8 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                                   deliveredEvents: Bool) throws(HTTPTransportError) {
             connection = nil
             switch reconnection.connectionEnded(outcome, decoder: decoder, deliveredEvents: deliveredEvents) {
-            case .reconnect(let milliseconds):
-                delay = milliseconds
+            case .reconnect(let seconds):
+                delay = seconds
             case .finish:
                 finished = true
             case .fail(let error):
