@@ -2,7 +2,8 @@
 import XCTest
 
 /// A body in a coding libcurl cannot decode arrives as it was sent, with its `Content-Encoding`
-/// header; decoding stays on for every other response, on the same pooled handle too.
+/// header, and so does one in a transfer coding it does not know; decoding stays on for every
+/// other response, on the same pooled handle too.
 final class ContentEncodingTests: XCTestCase {
     /// `UNKNOWN_CODING_BODY` of the test server's transfer routes.
     private let rawBody = Data([0x1F, 0x8B, 0x00] + Array("raw ".utf8) + [0xFF, 0xFE] + Array(" body\r\n".utf8) + [0x00])
@@ -46,11 +47,46 @@ final class ContentEncodingTests: XCTestCase {
         XCTAssertEqual(result.error?.code, .badResponse, "\(String(describing: result.error))")
     }
 
+    func testAnUnknownTransferCodingPassesTheBodyThroughAsSent() throws {
+        // The HTTP caching tests' "HTTP cache must not store `Transfer-Encoding` header field"
+        // sends this value, with a body that ends at the connection's close.
+        let response = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/encoding/unknown-transfer"))
+        XCTAssertEqual(response.body, rawBody)
+    }
+
+    func testAnUnknownTransferCodingBeforeChunkedIsDechunkedOnly() throws {
+        for coding in ["foo, chunked", "X-Custom,CHUNKED"] {
+            let query = coding.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let response = try sendOK(HTTPTransport(), HTTPRequest(endpoint: server.http + "/encoding/unknown-transfer?coding=\(query)"))
+            XCTAssertEqual(response.body, rawBody, coding)
+        }
+    }
+
+    func testAResponseInAnUnknownTransferCodingIsStoredWithoutItsTransferEncoding() throws {
+        let transport = cachingTransport(HTTPCache(directory: nil, maxBytes: 1 << 20))
+        let request = HTTPRequest(endpoint: server.http + "/encoding/unknown-transfer?key=\(UUID().uuidString)")
+        _ = try sendOK(transport, request)
+        let hit = try sendOK(transport, request)
+        XCTAssertEqual(hit.metrics.cacheStatus, .hit)
+        XCTAssertEqual(hit.body, rawBody)
+        XCTAssertNil(hit.header(named: "Transfer-Encoding"))
+    }
+
+    func testTheNextTransferAfterAnUnknownTransferCodingIsDecodedAgain() throws {
+        let transport = oneHandleTransport()
+        _ = try sendOK(transport, HTTPRequest(endpoint: server.http + "/encoding/unknown-transfer?coding=foo%2C%20chunked"))
+        let decoded = try sendOK(transport, HTTPRequest(endpoint: server.http + "/gzip"))
+        XCTAssertEqual(try decoded.getJSONDictionary()?["gzipped"] as? Bool, true)
+    }
+
     func testTheCodingsLibcurlDecodesAreRecognised() {
         XCTAssertTrue(CurlEngine.decodesEveryContentCoding("gzip"))
         XCTAssertTrue(CurlEngine.decodesEveryContentCoding("X-GZIP, deflate,, identity"))
         XCTAssertTrue(CurlEngine.decodesEveryContentCoding(""))
         XCTAssertFalse(CurlEngine.decodesEveryContentCoding("gzip, foo"))
         XCTAssertFalse(CurlEngine.decodesEveryContentCoding("compress"))
+        XCTAssertFalse(CurlEngine.decodesEveryContentCoding("chunked"), "no content coding")
+        XCTAssertTrue(CurlEngine.decodesEveryContentCoding("gzip, Chunked", transfer: true))
+        XCTAssertFalse(CurlEngine.decodesEveryContentCoding("foo, chunked", transfer: true))
     }
 }

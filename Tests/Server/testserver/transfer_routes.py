@@ -60,6 +60,20 @@ class TransferRoutes:
         coding = dict(self.qs).get("coding", "foo")
         self.send(200, self.UNKNOWN_CODING_BODY, "application/octet-stream", [("Content-Encoding", coding)])
 
+    def r_encoding_unknown_transfer(self, rest):
+        """/encoding/unknown-transfer?coding=<value>: UNKNOWN_CODING_BODY with Transfer-Encoding
+        <value> (default arizqhypgxofwne, what the HTTP caching tests send) and max-age=3600;
+        chunked when the value ends with chunked, else up to the connection's close (RFC 9112
+        §6.3), as the caching tests' server frames it."""
+        coding = dict(self.qs).get("coding", "arizqhypgxofwne")
+        self.close_connection = True
+        self._response_started = True
+        body = self.UNKNOWN_CODING_BODY
+        if coding.replace(" ", "").lower().endswith(",chunked"):
+            body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+        self.wfile.write(self._header_block(200, [("Transfer-Encoding", coding), ("Cache-Control", "max-age=3600")],
+                                            "application/octet-stream") + body)
+
     # ---- upload ---------------------------------------------------------
 
     @reads_body_itself
@@ -212,6 +226,7 @@ EXACT_ROUTES = {
     "/gzip": TransferRoutes.r_gzip,
     "/upload": TransferRoutes.r_upload,
     "/encoding/unknown": TransferRoutes.r_encoding_unknown,
+    "/encoding/unknown-transfer": TransferRoutes.r_encoding_unknown_transfer,
 }
 
 PREFIX_ROUTES = [

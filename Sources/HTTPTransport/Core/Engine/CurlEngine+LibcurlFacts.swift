@@ -36,11 +36,12 @@ extension CurlEngine {
     }()
 
     /// Whether libcurl can decode every coding a `Content-Encoding` value lists (names compared
-    /// ignoring case, empty list members skipped, as libcurl reads them).
-    static func decodesEveryContentCoding(_ value: String) -> Bool {
+    /// ignoring case, empty list members skipped, as libcurl reads them); of a
+    /// `Transfer-Encoding` value (`transfer`), every one but `chunked`, which libcurl always takes off.
+    static func decodesEveryContentCoding(_ value: String, transfer: Bool = false) -> Bool {
         value.split(separator: ",").allSatisfy { member in
             let name = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
-            return name.isEmpty || decodableContentCodings.contains(name)
+            return name.isEmpty || decodableContentCodings.contains(name) || (transfer && name == "chunked")
         }
     }
 
