@@ -7,8 +7,9 @@ func main(_ argc: CInt, _ argv: FuzzArguments) -> CInt { runFuzzer(argc, argv, f
 /// A `text/event-stream` body (all but the first byte, which picks the chunk sizes).
 /// Invariants: the body in one chunk, byte by byte and in chunks of varying size gives the same
 /// events, last event ID and reconnection time; these equal a plain reading of the whole text
-/// by the HTML Standard's rules (below, written on Unicode scalars); no data holds CR, no event
-/// type or id holds CR or LF, no id holds NUL.
+/// by the HTML Standard's rules (below, written on Unicode scalars; the library also ignores an
+/// id it could not send back as a header); no data holds CR, no event type holds CR or LF, no
+/// id holds a control character.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServerSentEvents(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
@@ -37,7 +38,7 @@ public func fuzzServerSentEvents(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     for event in whole.events {
         Invariant.check(!event.data.unicodeScalars.contains("\r"), "CR in data \(Invariant.show(event.data))")
         Invariant.check(!event.event.unicodeScalars.contains { $0 == "\r" || $0 == "\n" }, "line end in event \(Invariant.show(event.event))")
-        Invariant.check(!(event.id ?? "").unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }, "bad id \(Invariant.show(event.id))")
+        Invariant.check(!(event.id ?? "").unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "bad id \(Invariant.show(event.id))")
     }
     return 0
 }
@@ -89,13 +90,19 @@ private struct PlainReading {
             eventTypeBuffer = value
         } else if name.unicodeScalars.elementsEqual("data".unicodeScalars) {
             dataBuffer += value + "\n"
-        } else if name.unicodeScalars.elementsEqual("id".unicodeScalars), !value.unicodeScalars.contains("\0") {
+        } else if name.unicodeScalars.elementsEqual("id".unicodeScalars), canBeSentBack(value) {
             lastEventIDBuffer = value
         } else if name.unicodeScalars.elementsEqual("retry".unicodeScalars), isDigits {
             let number = Int(value) ?? Int.max  // only digits: nil means too large
             retry = number
             blockRetry = number
         }
+    }
+
+    /// The library's rule for an id it may send back as `Last-Event-ID` (the standard ignores one
+    /// holding NUL): no control character at all, and at most 4 KiB of UTF-8.
+    func canBeSentBack(_ value: String) -> Bool {
+        !value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } && value.utf8.count <= 4_096
     }
 
     mutating func dispatch() {

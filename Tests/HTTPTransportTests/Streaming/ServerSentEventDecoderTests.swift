@@ -127,6 +127,12 @@ final class ServerSentEventDecoderTests: XCTestCase {
         XCTAssertEqual(events.map(\.id), [longest, longest])
     }
 
+    func testIdLengthCountsInvalidBytesAsTheReplacementsSent() {
+        var decoder = ServerSentEventDecoder()
+        let invalid = Data("id: ".utf8) + Data(repeating: 0xFF, count: 2_000) + Data("\ndata: a\n\n".utf8)
+        XCTAssertEqual(decoder.decode(invalid).map(\.id), [nil], "2,000 bytes become 6,000 of U+FFFD")
+    }
+
     func testIdWithCharactersBeyondASCIIIsKept() {
         XCTAssertEqual(decode("id: größe-7\ndata: a\n\n").map(\.id), ["größe-7"])
     }

@@ -56,9 +56,11 @@ struct ServerSentEventDecoder {
     static let maxEventIDLength = 4 << 10
 
     /// Whether an `id` value may become the `Last-Event-ID` header: no control character (NUL,
-    /// as the standard says, and every other C0 one and DEL), at most `maxEventIDLength` bytes.
+    /// as the standard says, and every other C0 one and DEL), at most `maxEventIDLength` bytes
+    /// as sent (invalid UTF-8 replaced, which never makes it shorter).
     static func canBeSentBack(id value: ArraySlice<UInt8>) -> Bool {
-        value.count <= maxEventIDLength && !value.contains { $0 < 0x20 || $0 == 0x7F }
+        guard value.count <= maxEventIDLength, !value.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return false }
+        return value.count * 3 <= maxEventIDLength || String(decoding: value, as: UTF8.self).utf8.count <= maxEventIDLength
     }
 
     /// The events that `chunk` completes, in order.
