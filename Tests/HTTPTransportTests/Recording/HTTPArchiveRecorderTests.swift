@@ -88,12 +88,13 @@ final class HTTPArchiveRecorderTests: XCTestCase {
         XCTAssertEqual(postData.params?.map(\.value), ["<redacted>", "client_credentials"])
     }
 
-    func test_binaryBodiesAreBase64() throws {
+    func test_mediaBodiesAreBase64() throws {
         let recorder = HTTPArchiveRecorder()
         let binary = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0xFE, 0x10])
         let engine = StubEngine { RawResponse(request: $0, statusCode: .ok, headers: ["Content-Type": "image/png"], data: binary) }
         let transport = HTTPTransport(session: Session(engine: engine), responseInterceptors: [recorder])
-        _ = try transport.send(request: DataUploadHTTPRequest(endpoint: "http://api.test/upload", data: binary)).get()
+        _ = try transport.send(request: DataUploadHTTPRequest(endpoint: "http://api.test/upload",
+                                                              headers: ["Content-Type": "image/png"], data: binary)).get()
 
         let entry = try XCTUnwrap(archiveEntries(recorder).first)
         XCTAssertEqual(entry.response.content.encoding, "base64")

@@ -92,7 +92,8 @@ final class HopCredentialRuleTests: XCTestCase {
     }
 
     func testEveryHeaderTheLogsHideAsACredentialIsDroppedByDefault() throws {
-        let secrets = ["X-Api-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token"]
+        let secrets = ["X-Api-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
+                       "Private-Token", "X-Vault-Token", "Api-Token", "X-CSRF-Token"]
         let stub = chain(["http://a.stub.test/start", "http://b.stub.test/next"])
         let adding = secrets.map { SetHeaderInterceptor(name: $0, value: "SECRET") as any HTTPRequestInterceptor }
         _ = try stub.transport(requestInterceptors: interceptors + adding)

@@ -138,8 +138,13 @@ struct CurlCommandBuilder {
             // The engine sends an empty body (Content-Length: 0) for these.
             if request.sendsBody { arguments.append("--data-binary ''") }
         case .data(let data):
-            let shown = redaction.redactedBody(data, contentType: request.value(forHTTPHeaderField: "Content-Type"))
-            appendData(shown)
+            switch redaction.redactBody(data, contentType: request.value(forHTTPHeaderField: "Content-Type")) {
+            case .shown(let shown):
+                appendData(shown)
+            case .omitted(let reason):
+                comments.append("the body (\(data.count) bytes) is left out: \(reason)")
+                arguments.append("--data-binary ''")
+            }
         case .file(let url):
             arguments.append("--data-binary " + Shell.quote("@" + url.path))
         case .multipart(let parts):
@@ -170,10 +175,19 @@ struct CurlCommandBuilder {
         switch part.content {
         case .file(let url):
             arguments.append("-F " + Shell.quote(name + "=@" + Shell.formWord(url.path) + parameters))
-        case .data(let data):
+        case .data(let content):
             if redaction.hidesField(name), part.fileName == nil {
                 arguments.append("--form-string " + Shell.quote(name + "=" + LogRedaction.placeholder))
-            } else if let text = Shell.inlineText(data) {
+                return
+            }
+            let data: Data
+            switch redaction.redactBody(content, contentType: part.mimeType) {
+            case .shown(let shown): data = shown
+            case .omitted(let reason):
+                comments.append("part \"\(name)\" (\(content.count) bytes) is left out: \(reason)")
+                return
+            }
+            if let text = Shell.inlineText(data) {
                 if parameters.isEmpty {
                     arguments.append("--form-string " + Shell.quote(name + "=" + text))
                 } else {

@@ -26,14 +26,17 @@ public final class Session: Sendable {
         /// and, with `Cookie` and `Set-Cookie`, of the headers `LogRedaction` hides.
         public static let defaultCredentialHeaders: [String] = [
             "Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Auth-Token", "X-Access-Token",
-            "X-Amz-Security-Token",
+            "X-Amz-Security-Token", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "Api-Token", "X-CSRF-Token",
+            "X-XSRF-Token",
         ]
 
         /// Headers that carry credentials: a redirect hop to another origin than the first
         /// request's never sends them, whoever added them (an interceptor included). Default:
         /// `defaultCredentialHeaders` (`Authorization`, `Proxy-Authorization`, `X-Api-Key`,
-        /// `X-Auth-Token`, …, the headers the logs hide as secrets). Setting it replaces the
-        /// list; the cache keys stored responses by their values too.
+        /// `X-Goog-Api-Key`, `Private-Token`, `X-CSRF-Token`, …: every header the logs, `curlCommand`
+        /// and recordings hide as secret but `Cookie` and
+        /// `Set-Cookie`). Setting it replaces the list (start from
+        /// `defaultCredentialHeaders` to keep them); the cache keys stored responses by their values too.
         public var credentialHeaders: [String] = Configuration.defaultCredentialHeaders
         /// `false` (the default): a redirect from https to plain http fails with `.insecureRedirect`.
         public var allowsInsecureRedirects: Bool = false

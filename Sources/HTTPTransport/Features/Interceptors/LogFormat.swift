@@ -16,10 +16,17 @@ enum LogFormat {
     }
 
     /// A body for display: secrets hidden, text shown (cut at `maxLength` bytes with a
-    /// "… (N more bytes)" marker), binary data summarized.
+    /// "… (N more bytes)" marker), binary data summarized, a body the redaction leaves out
+    /// named with the reason.
     static func body(_ data: Data, contentType: String?, redaction: LogRedaction, maxLength: Int) -> String {
         if data.isEmpty { return "(empty body)" }
-        let shown = redaction.redactedBody(data, contentType: contentType)
+        let shown: Data
+        switch redaction.redactBody(data, contentType: contentType) {
+        case .shown(let body): shown = body
+        case .omitted(let reason):
+            guard String(data: data, encoding: .utf8) != nil else { return "<\(data.count) bytes of binary data>" }
+            return "<\(data.count) bytes left out: \(reason)>"
+        }
         guard String(data: shown, encoding: .utf8) != nil else {
             return "<\(data.count) bytes of binary data>"
         }

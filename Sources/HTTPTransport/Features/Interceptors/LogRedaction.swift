@@ -1,10 +1,12 @@
 import Foundation
 
 /// What the library hides wherever it shows a request or response (the log interceptors,
-/// `curlCommand`, error messages): secret headers, the user info of URLs (a password, or a
+/// `curlCommand`, recordings, error messages, cache files): the one rule set of secrets. Secret headers, the user info of URLs (a password, or a
 /// user name standing alone, which is usually a token), secret query and path parameters
 /// (`;jsessionid=…`) of every URL (inside header values and text too, relative ones included),
-/// and secret fields of JSON and form bodies. Hidden values read `<redacted>`.
+/// and secret fields of JSON and form bodies. Hidden values read `<redacted>`. A body that cannot
+/// be read field by field (too large to parse, not valid JSON, binary data other than media) is
+/// left out whole (see `redactBody(_:contentType:)`).
 ///
 /// Names match ignoring case and the separators `-`, `_`, `.` and space, so `accessToken`,
 /// `access_token` and `ACCESS-TOKEN` are one name.
@@ -22,16 +24,16 @@ public struct LogRedaction: Sendable, Hashable {
     public static let defaultHeaders: Set<String> =
         Set(Session.Configuration.defaultCredentialHeaders).union(["Cookie", "Set-Cookie"])
     /// Query parameters hidden by default (also hidden as form fields, and as path parameters:
-    /// `/app;jsessionid=…`). `Signature` is that of CloudFront and older AWS signed URLs.
-    public static let defaultQueryParameters: Set<String> = [
-        "token", "access_token", "refresh_token", "password", "api_key", "secret", "client_secret",
+    /// `/app;jsessionid=…`): every default body field (a password in a URL is still a password)
+    /// and the names of URL credentials. `Signature` is that of CloudFront and older AWS signed URLs.
+    public static let defaultQueryParameters: Set<String> = defaultBodyFields.union([
         "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "sig", "key", "code", "auth",
-        "id_token", "session", "jwt", "bearer", "Signature", "jsessionid",
-    ]
-    /// JSON and form body fields hidden by default.
+        "session", "jwt", "bearer", "Signature", "jsessionid",
+    ])
+    /// JSON, form and multipart fields hidden by default.
     public static let defaultBodyFields: Set<String> = [
-        "password", "passwd", "pass", "pwd", "token", "access_token", "refresh_token", "id_token", "secret", "client_secret",
-        "api_key", "private_key",
+        "password", "passwd", "pass", "pwd", "new_password", "old_password", "current_password", "token", "access_token",
+        "refresh_token", "id_token", "secret", "client_secret", "api_key", "private_key", "otp", "pin", "cvv", "cvc",
     ]
 
     /// Hides the defaults.
@@ -48,6 +50,8 @@ public struct LogRedaction: Sendable, Hashable {
     /// Hidden body field names, normalised: keys of JSON objects at any depth and names of
     /// `application/x-www-form-urlencoded` fields.
     public let bodyFields: Set<String>
+    /// The names hidden as form and multipart fields: query parameters and body fields.
+    let pairNames: Set<String>
 
     /// A redaction of the given names (matched ignoring case and separators).
     public init(
@@ -60,6 +64,7 @@ public struct LogRedaction: Sendable, Hashable {
         self.headers = Set(headers.map(Self.normalizedName))
         self.queryParameters = Set(queryParameters.map(Self.normalizedName))
         self.bodyFields = Set(bodyFields.map(Self.normalizedName))
+        pairNames = self.queryParameters.union(self.bodyFields)
     }
 
     /// This redaction, hiding these names too (e.g. `.default.hiding(headers: ["X-CSRF-Token"])`).
@@ -113,58 +118,6 @@ public struct LogRedaction: Sendable, Hashable {
     /// `true` when the value of a body or form field named `name` is hidden.
     public func hidesField(_ name: String) -> Bool {
         guard isEnabled else { return false }
-        let normalized = Self.normalizedName(name)
-        return bodyFields.contains(normalized) || queryParameters.contains(normalized)
-    }
-
-    /// The body to show: secret fields of a JSON object or form body hidden, and the secrets of
-    /// URLs in JSON strings (JSON is then re-serialized with sorted keys). Other bodies are
-    /// returned as they are.
-    public func redactedBody(_ data: Data, contentType: String?) -> Data {
-        guard isEnabled, !data.isEmpty else { return data }
-        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        if mediaType == "application/x-www-form-urlencoded" {
-            guard let text = String(data: data, encoding: .utf8) else { return data }
-            let redacted = URLTextRedactor(secretNames: bodyFields.union(queryParameters)).redactPairs(text)
-            return redacted == text ? data : Data(redacted.utf8)
-        }
-        // JSON: by media type, or by look when the type is missing or generic.
-        let looksLikeJSON = mediaType.hasSuffix("json")
-            || ((mediaType.isEmpty || mediaType == "text/plain" || mediaType == "application/octet-stream")
-                && data.first.map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } == true)
-        guard looksLikeJSON, data.count <= 8 * 1024 * 1024,
-              let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        else { return data }
-        var changed = false
-        let redacted = redactJSON(object, changed: &changed)
-        guard changed,
-              let output = try? JSONSerialization.data(withJSONObject: redacted,
-                                                       options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-        else { return data }
-        return output
-    }
-
-    private func redactJSON(_ object: Any, changed: inout Bool) -> Any {
-        if let dictionary = object as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, value) in dictionary {
-                if bodyFields.contains(Self.normalizedName(key)) {
-                    result[key] = Self.placeholder
-                    changed = true
-                } else {
-                    result[key] = redactJSON(value, changed: &changed)
-                }
-            }
-            return result
-        }
-        if let array = object as? [Any] {
-            return array.map { redactJSON($0, changed: &changed) }
-        }
-        if let string = object as? String {
-            let redacted = redactedText(string)
-            if redacted != string { changed = true }
-            return redacted
-        }
-        return object
+        return pairNames.contains(Self.normalizedName(name))
     }
 }

@@ -1,18 +1,29 @@
 import Foundation
 
-/// How bodies are written into an archive and read back: UTF-8 text (secret JSON and form
-/// fields hidden, as in the logs), or base64 for anything else, so binary bodies replay byte
-/// for byte.
+/// How bodies are written into an archive and read back: UTF-8 text, or base64 for media that
+/// is not text, so pictures replay byte for byte; secrets hidden by `LogRedaction.redactBody`,
+/// which leaves out what it cannot read field by field (the entry's comment says why).
 enum ArchiveBody {
     static let base64 = "base64"
 
-    /// The body as recorded: `(text, nil)` for UTF-8 text without NUL bytes, redacted;
-    /// `(base64, "base64")` otherwise.
-    static func text(of data: Data, contentType: String?, redaction: LogRedaction) -> (String, String?) {
-        guard !data.contains(0), String(data: data, encoding: .utf8) != nil else {
-            return (data.base64EncodedString(), base64)
+    /// A body as recorded: its text, `"base64"` when the text is base64, and a comment when the
+    /// body was left out (the text is then empty).
+    struct Recorded {
+        var text: String
+        var encoding: String?
+        var comment: String?
+    }
+
+    static func recorded(_ data: Data, contentType: String?, redaction: LogRedaction) -> Recorded {
+        switch redaction.redactBody(data, contentType: contentType) {
+        case .omitted(let reason):
+            return Recorded(text: "", comment: "the body (\(data.count) bytes) was left out: \(reason)")
+        case .shown(let shown):
+            guard !shown.contains(0), let text = String(data: shown, encoding: .utf8) else {
+                return Recorded(text: shown.base64EncodedString(), encoding: base64)
+            }
+            return Recorded(text: text)
         }
-        return (String(decoding: redaction.redactedBody(data, contentType: contentType), as: UTF8.self), nil)
     }
 
     /// The bytes of a recorded body; nil when `encoding` is base64 and `text` is not.
@@ -30,9 +41,10 @@ extension ArchivePostData {
         let contentType = request.headers["Content-Type"]
         switch body {
         case .data(let data):
-            let (text, encoding) = ArchiveBody.text(of: data, contentType: contentType, redaction: redaction)
-            self.init(mimeType: contentType ?? "", params: Self.formParams(text, contentType: contentType, encoding: encoding),
-                      text: text, encoding: encoding)
+            let body = ArchiveBody.recorded(data, contentType: contentType, redaction: redaction)
+            self.init(mimeType: contentType ?? "",
+                      params: body.comment == nil ? Self.formParams(body.text, contentType: contentType, encoding: body.encoding) : [],
+                      text: body.text, comment: body.comment, encoding: body.encoding)
         case .file:
             self.init(mimeType: contentType ?? "", params: [], text: "", comment: "the body was read from a file, not recorded")
         case .multipart(let parts):
@@ -43,8 +55,7 @@ extension ArchivePostData {
 
     /// The fields of a form body (already redacted), percent-decoded.
     private static func formParams(_ text: String, contentType: String?, encoding: String?) -> [ArchiveParam] {
-        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard encoding == nil, mediaType == "application/x-www-form-urlencoded" else { return [] }
+        guard encoding == nil, LogRedaction.mediaType(contentType) == "application/x-www-form-urlencoded" else { return [] }
         return text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decoded(_ part: Substring) -> String {
@@ -59,9 +70,11 @@ extension ArchivePostData {
     /// when its name is secret), never a file's content.
     private static func param(_ part: MultipartPart, redaction: LogRedaction) -> ArchiveParam {
         var param = ArchiveParam(name: part.name, fileName: part.fileName, contentType: part.mimeType)
-        if part.fileName == nil, case .data(let data) = part.content, data.count <= 64 * 1024,
-           let text = String(data: data, encoding: .utf8) {
-            param.value = redaction.hidesField(part.name) ? LogRedaction.placeholder : text
+        guard part.fileName == nil, case .data(let data) = part.content, data.count <= 64 * 1024 else { return param }
+        if redaction.hidesField(part.name) {
+            param.value = LogRedaction.placeholder
+        } else if case .shown(let shown) = redaction.redactBody(data, contentType: part.mimeType) {
+            param.value = String(data: shown, encoding: .utf8)
         }
         return param
     }

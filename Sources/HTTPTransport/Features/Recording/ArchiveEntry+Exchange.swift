@@ -68,7 +68,8 @@ extension ArchiveResponse {
         let contentType = headers["Content-Type"]
         var content = ArchiveContent(size: response.data?.count ?? 0, mimeType: contentType ?? "")
         if let data = response.data {
-            (content.text, content.encoding) = ArchiveBody.text(of: data, contentType: contentType, redaction: redaction)
+            let body = ArchiveBody.recorded(data, contentType: contentType, redaction: redaction)
+            (content.text, content.encoding, content.comment) = (body.comment == nil ? body.text : nil, body.encoding, body.comment)
         } else if response.fileURL != nil {
             content.comment = "the body was written to a file, not recorded"
         }
