@@ -145,6 +145,54 @@ final class HTTPArchiveEngineTests: XCTestCase {
         }
     }
 
+    /// An archive of one `GET http://api.test/a` entry whose response has `headers` and `content`.
+    private func archive(headers: [[String: String]], content: [String: Any]) throws -> Data {
+        let entry: [String: Any] = [
+            "request": ["method": "GET", "url": "http://api.test/a"],
+            "response": ["status": 200, "headers": headers, "content": content],
+        ]
+        return try JSONSerialization.data(withJSONObject: ["log": ["entries": [["request": ["method": "GET", "url": "http://api.test/ok"],
+                                                                                "response": ["status": 204]], entry]]])
+    }
+
+    private func assertRefusedAtLoad(_ data: Data, mentioning detail: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try HTTPArchiveEngine(data: data), file: file, line: line) { error in
+            let error = error as? HTTPTransportError
+            XCTAssertEqual(error?.code, .badResponse, file: file, line: line)
+            let message = error?.message ?? ""
+            XCTAssertTrue(message.contains("entry 1 (GET http://api.test/a)") && message.contains(detail), message,
+                          file: file, line: line)
+        }
+    }
+
+    func test_aResponseHeaderWithALineBreakOrNULIsRefusedAtLoadNamingTheEntry() throws {
+        let text = ["mimeType": "text/plain", "text": "a"]
+        for value in ["a\r\nSet-Cookie: planted=1", "a\nb", "a\u{0}b", "a\u{7}b"] {
+            assertRefusedAtLoad(try archive(headers: [["name": "X-Note", "value": value]], content: text),
+                                mentioning: "\"X-Note\" whose value holds CR, LF, NUL")
+        }
+        for name in ["X-Note\r\nSet-Cookie", "X Note", "", "X-Note\u{0}"] {
+            assertRefusedAtLoad(try archive(headers: [["name": name, "value": "1"]], content: text),
+                                mentioning: "header name that is not a token")
+        }
+    }
+
+    func test_contentThatIsNotBase64IsRefusedAtLoadNotReplayedAsAnEmptyBody() throws {
+        for text in ["!!!not base64!!!", "QUJD#REVG", "QUJD-_"] {
+            assertRefusedAtLoad(try archive(headers: [], content: ["mimeType": "image/png", "text": text, "encoding": "base64"]),
+                                mentioning: "not valid base64")
+        }
+    }
+
+    func test_base64WrappedOverLinesAndPseudoHeadersStillLoad() throws {
+        let data = try archive(headers: [["name": ":status", "value": "200"], ["name": "X-Note", "value": "tab\tok"]],
+                               content: ["mimeType": "image/png", "text": "QUJD\nREVG", "encoding": "base64"])
+        let transport = HTTPTransport(session: Session(engine: try HTTPArchiveEngine(data: data)))
+        let response = try sendOK(transport, HTTPRequest(endpoint: "http://api.test/a"))
+        XCTAssertEqual(response.body, Data("ABCDEF".utf8))
+        XCTAssertEqual(response.rawHeaders.fields.map(\.name), ["X-Note"])
+    }
+
     func test_aMissingFileIsAFileIOError() {
         let file = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString).har")
         XCTAssertThrowsError(try HTTPArchiveEngine(contentsOf: file)) { error in

@@ -26,10 +26,11 @@ enum ArchiveBody {
         }
     }
 
-    /// The bytes of a recorded body; nil when `encoding` is base64 and `text` is not.
+    /// The bytes of a recorded body; nil when `encoding` is base64 and `text` is not (line
+    /// breaks and spaces, which some writers wrap base64 with, are allowed).
     static func data(text: String, encoding: String?) -> Data? {
         guard encoding?.lowercased() == base64 else { return Data(text.utf8) }
-        return Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+        return Data(base64Encoded: text.filter { !$0.isWhitespace })
     }
 }
 

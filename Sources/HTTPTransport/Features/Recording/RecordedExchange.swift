@@ -30,7 +30,14 @@ struct RecordedExchange: Sendable {
         var exchanges: [RecordedExchange] = []
         exchanges.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
-            guard let exchange = RecordedExchange(entry as? [String: Any] ?? [:]) else {
+            let exchange: RecordedExchange?
+            do {
+                exchange = try RecordedExchange(entry as? [String: Any] ?? [:])
+            } catch {
+                throw HTTPTransportError(code: .badResponse, message: "The HTTP archive cannot be replayed: entry \(index) "
+                    + "(\(error.display)) \(error.reason). Fix or remove that entry.")
+            }
+            guard let exchange else {
                 throw notArchive("entry \(index) lacks request.method, request.url (absolute) or response.status (0 to 999)")
             }
             exchanges.append(exchange)
@@ -38,12 +45,22 @@ struct RecordedExchange: Sendable {
         return exchanges
     }
 
+    /// An entry whose response cannot be handed to the app as recorded.
+    private struct UnreplayableEntry: Error {
+        let display: String
+        let reason: String
+    }
+
     private static func notArchive(_ reason: String) -> HTTPTransportError {
         HTTPTransportError(code: .badResponse,
                            message: "The data is not an HTTP archive (HAR 1.2): \(reason). Record one with HTTPArchiveRecorder or export one from a browser's network panel.")
     }
 
-    private init?(_ entry: [String: Any]) {
+    /// Throws `UnreplayableEntry` for a response header that is not a valid header line (CR, LF,
+    /// NUL or another control character, a name that is not a token) and for `base64` content
+    /// that is not base64: the app would get header lines the network never gives it, or an
+    /// empty body for one that had bytes.
+    private init?(_ entry: [String: Any]) throws(UnreplayableEntry) {
         guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any],
               let method = request["method"] as? String, let urlText = request["url"] as? String,
               let url = ArchiveURLPattern(urlText), let status = Self.number(response["status"]),
@@ -53,10 +70,21 @@ struct RecordedExchange: Sendable {
         self.url = url
         display = "\(self.method) \(urlText)"
         self.status = Int(status)
-        headers = HTTPHeaders(((response["headers"] as? [Any]) ?? []).compactMap(Self.header))
+        var fields: [HTTPHeaders.Field] = []
+        for value in response["headers"] as? [Any] ?? [] {
+            if let field = try Self.header(value, display: display) { fields.append(field) }
+        }
+        headers = HTTPHeaders(fields)
         let content = response["content"] as? [String: Any] ?? [:]
-        body = (content["text"] as? String).flatMap { ArchiveBody.data(text: $0, encoding: content["encoding"] as? String) }
-            ?? Data()
+        if let text = content["text"] as? String {
+            let encoding = content["encoding"] as? String
+            guard let data = ArchiveBody.data(text: text, encoding: encoding) else {
+                throw UnreplayableEntry(display: display, reason: "has response content in \(encoding ?? "") that is not valid base64")
+            }
+            body = data
+        } else {
+            body = Data()
+        }
         let errorText = response["_error"] as? String ?? entry["_error"] as? String
         if self.status == 0 {
             let name = response["_errorCode"] as? String
@@ -69,9 +97,21 @@ struct RecordedExchange: Sendable {
         metrics = Self.metrics(entry, response: response, bodySize: body.count)
     }
 
-    private static func header(_ value: Any) -> HTTPHeaders.Field? {
-        guard let header = value as? [String: Any], let name = header["name"] as? String else { return nil }
-        return HTTPHeaders.Field(name: name, value: header["value"] as? String ?? "")
+    /// A response header; nil for an HTTP/2 pseudo-header (`:status`), which browsers list
+    /// among the headers but is none.
+    private static func header(_ value: Any, display: String) throws(UnreplayableEntry) -> HTTPHeaders.Field? {
+        guard let header = value as? [String: Any], let name = header["name"] as? String, !name.hasPrefix(":") else { return nil }
+        let value = header["value"] as? String ?? ""
+        let shownName = String(name.unicodeScalars.map { $0.escaped(asASCII: true) }.joined().prefix(100))
+        guard HeaderFieldRules.isToken(name) else {
+            throw UnreplayableEntry(display: display, reason: "has a response header name that is not a token "
+                + "(CR, LF, NUL, space or another byte a header name cannot hold): \"\(shownName)\"")
+        }
+        guard HeaderFieldRules.isFieldValue(value) else {
+            throw UnreplayableEntry(display: display, reason: "has a response header \"\(shownName)\" whose value holds CR, LF, NUL "
+                + "or another control character")
+        }
+        return HTTPHeaders.Field(name: name, value: value)
     }
 
     private static func number(_ value: Any?) -> Double? {
