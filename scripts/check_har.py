@@ -42,6 +42,12 @@ def check_entry(entry: HarEntry) -> None:
 
 def check(path: str) -> str:
     parser = HarParser.from_file(path)
+    if not isinstance(parser.browser.get("name"), str):  # raises without log.browser
+        raise SystemExit(f"check_har: {path}: log.browser has no name")
+    page_ids = {page.page_id for page in parser.pages}
+    for entry in parser.har_data["entries"]:
+        if entry.get("pageref") not in page_ids:
+            raise SystemExit(f"check_har: {path}: entry {entry['request']['url']} is on no page (pageref {entry.get('pageref')!r})")
     entries = []
     for page in parser.pages:
         assert isinstance(page, HarPage)

@@ -35,6 +35,26 @@ final class HTTPArchiveConformanceTests: XCTestCase {
         XCTAssertEqual(entries[1].connection, entries[0].connection, "one connection, one id")
         XCTAssertEqual(entries[2].response.cookies.count, 2)
         XCTAssertEqual(entries[6].request.postData?.params?.first?.name, "f")
+        try assertHaralyzerReads(data)
+    }
+
+    /// scripts/check_har.py reads every field haralyzer (from PyPI; scripts/setup.sh installs it)
+    /// offers, the log's `browser` and each entry's page included.
+    private func assertHaralyzerReads(_ data: Data) throws {
+        let file = try temporaryDirectory("har").appendingPathComponent("recording.har")
+        try data.write(to: file)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/check_har.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, text)
     }
 
     func test_theSpecificationCheckFindsWhatIsWrong() throws {

@@ -34,6 +34,26 @@ final class HTTPArchiveRecorderTests: XCTestCase {
         XCTAssertEqual(entry.response.statusText, "")
         XCTAssertEqual(entry.response.errorCode, "cannotConnect")
         XCTAssertFalse(entry.response.error?.isEmpty ?? true)
+        XCTAssertEqual(entry.request.httpVersion, "HTTP/1.1", "readers refuse an empty version")
+        XCTAssertEqual(entry.response.httpVersion, "HTTP/1.1")
+    }
+
+    func test_namesTheBrowserAndOnePageThatEveryEntryBelongsTo() throws {
+        let recorder = HTTPArchiveRecorder()
+        let transport = HTTPTransport(session: Session(engine: StubEngine { RawResponse(request: $0, statusCode: .ok) }),
+                                      responseInterceptors: [recorder])
+        for path in ["a", "b"] { _ = transport.send(request: HTTPRequest(endpoint: "http://api.test/" + path)) }
+
+        let log = try XCTUnwrap((try JSONSerialization.jsonObject(with: recorder.archiveData()) as? [String: Any])?["log"]
+            as? [String: Any])
+        let browser = try XCTUnwrap(log["browser"] as? [String: Any])
+        XCTAssertEqual(browser["name"] as? String, "HTTPTransport")
+        XCTAssertEqual(browser["version"] as? String, HTTPTransport.version)
+        let pages = try XCTUnwrap(log["pages"] as? [[String: Any]])
+        XCTAssertEqual(pages.count, 1)
+        let entries = try XCTUnwrap(log["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.compactMap { $0["pageref"] as? String }, [pages[0]["id"] as? String, pages[0]["id"] as? String])
+        XCTAssertEqual(pages[0]["startedDateTime"] as? String, entries.compactMap { $0["startedDateTime"] as? String }.min())
     }
 
     func test_recordsFailedStatusesToo() throws {

@@ -45,8 +45,17 @@ struct HARSpecification {
             violations.append("\(path).version: \(version), expected 1.2")
         }
         object(path, value, ["version": (true, .string, nil), "creator": (true, .object, { $0.creator($1, $2) }),
-                             "browser": (false, .object, { $0.creator($1, $2) }), "pages": (false, .array, nil),
+                             "browser": (false, .object, { $0.creator($1, $2) }), "pages": (false, .array, { $0.page($1, $2) }),
                              "entries": (true, .array, { $0.entry($1, $2) }), "comment": (false, .string, nil)])
+    }
+
+    private mutating func page(_ path: String, _ value: JSONValue) {
+        object(path, value, ["startedDateTime": (true, .isoDate, nil), "id": (true, .string, nil), "title": (true, .string, nil),
+                             "pageTimings": (true, .object, { $0.pageTimings($1, $2) }), "comment": (false, .string, nil)])
+    }
+
+    private mutating func pageTimings(_ path: String, _ value: JSONValue) {
+        object(path, value, ["onContentLoad": (false, .number, nil), "onLoad": (false, .number, nil), "comment": (false, .string, nil)])
     }
 
     private mutating func creator(_ path: String, _ value: JSONValue) {

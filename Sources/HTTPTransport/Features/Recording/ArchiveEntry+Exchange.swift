@@ -19,9 +19,10 @@ extension ArchiveEntry {
     }
 
     /// HAR's spelling of `TransferMetrics.httpVersion`: `"2"` → `"HTTP/2"`, `"1.1"` → `"HTTP/1.1"`;
-    /// empty when no response told (a stub engine, a failed connection).
+    /// `"HTTP/1.1"` when no response told (a stub engine, a failed connection), since readers
+    /// refuse an empty version and a request with no answer went out as HTTP/1.1 or was not sent.
     static func harVersion(_ version: String) -> String {
-        version.isEmpty ? "" : "HTTP/\(version)"
+        "HTTP/" + (version.isEmpty ? "1.1" : version)
     }
 
     /// ISO 8601 in UTC with milliseconds (`2026-11-25T16:52:06.123Z`), as browsers write it.

@@ -13,6 +13,10 @@ struct ArchiveDocument: Encodable {
 struct ArchiveLog: Encodable {
     var version = "1.2"
     var creator = ArchiveCreator()
+    /// Optional in HAR 1.2, but readers (haralyzer's `browser`) expect it: the library again.
+    var browser = ArchiveCreator()
+    /// One page for the whole recording, so readers that group entries by page find them all.
+    var pages: [ArchivePage]
     var entries: [ArchiveEntry]
 }
 
@@ -21,8 +25,25 @@ struct ArchiveCreator: Encodable {
     var version = HTTPTransport.version
 }
 
+/// A page: a recording has one, `ArchivePage.recordingID`, which every entry's `pageref` names.
+struct ArchivePage: Encodable {
+    static let recordingID = "page_1"
+
+    var startedDateTime: String
+    var id = recordingID
+    var title = "HTTPTransport recording"
+    /// No page loads: both timings are -1, as the specification asks for what does not apply.
+    var pageTimings = ArchivePageTimings()
+}
+
+struct ArchivePageTimings: Encodable {
+    var onContentLoad = -1
+    var onLoad = -1
+}
+
 /// One exchange: one hop of a send.
 struct ArchiveEntry: Encodable, Sendable {
+    var pageref = ArchivePage.recordingID
     /// ISO 8601 with milliseconds, in UTC.
     var startedDateTime: String
     /// Milliseconds: the sum of the non-negative `timings` but `ssl` (which `connect` includes).

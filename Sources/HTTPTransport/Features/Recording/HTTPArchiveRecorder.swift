@@ -20,6 +20,8 @@ public final class HTTPArchiveRecorder: HTTPResponseInterceptor, Sendable {
     /// What is hidden in the archive.
     public let redaction: LogRedaction
     private let entries = Locked<[ArchiveEntry]>([])
+    /// When the recording's page starts if no entry is older (an empty recording).
+    private let created = Date()
 
     /// A recorder that hides secrets by `redaction`'s rules (the logs' defaults unless given).
     public init(redaction: LogRedaction = .default) {
@@ -41,7 +43,10 @@ public final class HTTPArchiveRecorder: HTTPResponseInterceptor, Sendable {
 
     /// The archive as HAR 1.2 JSON (UTF-8).
     public func archiveData() throws -> Data {
-        let document = ArchiveDocument(log: ArchiveLog(entries: entries.withLock { $0 }))
+        let entries = entries.withLock { $0 }
+        // ISO 8601 in UTC sorts as text.
+        let start = entries.map(\.startedDateTime).min() ?? ArchiveEntry.timestamp(created)
+        let document = ArchiveDocument(log: ArchiveLog(pages: [ArchivePage(startedDateTime: start)], entries: entries))
         let encoder = JSONEncoder()
         // Sorted keys: the same archive gives the same bytes (Chrome sorts its exports too).
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
