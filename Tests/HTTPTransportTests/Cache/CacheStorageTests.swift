@@ -91,6 +91,23 @@ final class CacheStorageTests: XCTestCase {
         }
     }
 
+    func testNoURLIsWrittenToTheDirectory_soQuerySecretsStayOut() throws {
+        let directory = try temporaryCacheDirectory()
+        let secret = "secret-query-9191"
+        let resource = CachedResource(["cc": "max-age=60", "access_token": secret])
+        _ = try sendOK(cachingTransport(HTTPCache(directory: directory)), resource.request)
+        let files = cacheEntryFiles(in: directory)
+        XCTAssertEqual(files.count, 1)
+        for file in files {
+            XCTAssertNil(try Data(contentsOf: file).range(of: Data(secret.utf8)), file.path)
+            XCTAssertNil(try Data(contentsOf: file).range(of: Data("/cache/\(resource.key)".utf8)), file.path)
+        }
+        let later = try sendOK(cachingTransport(HTTPCache(directory: directory)), resource.request)
+        XCTAssertEqual(later.metrics.cacheStatus, .hit, "the entry is still found by its URL")
+        let other = CachedResource(["cc": "max-age=60", "access_token": "another"], key: resource.key)
+        XCTAssertEqual(try sendOK(cachingTransport(HTTPCache(directory: directory)), other.request).metrics.cacheStatus, .miss)
+    }
+
     func testADamagedSaltFileIsReplacedAndTheCacheWorks() throws {
         let directory = try temporaryCacheDirectory()
         let resource = CachedResource(["cc": "max-age=60"])

@@ -7,7 +7,8 @@ import Glibc
 /// Responses in a directory, so they survive restarts and can be shared by several processes.
 ///
 /// Layout: `<directory>/<salted SHA-256 of the URL>/<variant name>`, one file per stored response
-/// (`StoredResponseCoding`), temporary files in `<directory>/.tmp/`, and the salt of the field
+/// (`StoredResponseCoding`; it names the URL by the folder's digest, so no file holds a URL),
+/// temporary files in `<directory>/.tmp/`, and the salt of the field
 /// digests in `<directory>/.salt`. The design needs no lock
 /// file, because every change is a single atomic file-system operation:
 /// - a write goes to a new temporary file, then `rename(2)` puts it in place: a reader opens
@@ -82,7 +83,7 @@ final class DirectoryCacheStorage: CacheStorage {
         var result: [StoredResponse] = []
         for name in EntryFile.names(in: folder) where name.hasPrefix(prefix) && Self.isVariantName(name) {
             let path = folder + "/" + name
-            guard let response = read(path), response.url == key.url,
+            guard let response = read(path, url: key.url), response.url == key.url,
                   response.credentialDigest == key.credentialDigest, response.variantName == name
             else { continue }
             result.append(response)
@@ -90,9 +91,9 @@ final class DirectoryCacheStorage: CacheStorage {
         return result
     }
 
-    /// The entry at `path`: decoded already while the file is unchanged, else read and checked.
-    /// A damaged file is removed; a vanished one is nothing.
-    private func read(_ path: String) -> StoredResponse? {
+    /// The entry of `url` at `path`: decoded already while the file is unchanged, else read and
+    /// checked. A damaged file, or one of another URL, is removed; a vanished one is nothing.
+    private func read(_ path: String, url: String) -> StoredResponse? {
         guard let identity = EntryFile.identity(path) else {
             decoded.forget(path)
             return nil
@@ -105,7 +106,7 @@ final class DirectoryCacheStorage: CacheStorage {
             unlink(path)
             return nil
         case .contents(let data, let identity):
-            guard let response = StoredResponseCoding.decode(data) else {
+            guard let response = StoredResponseCoding.decode(data, url: url, urlName: urlName(url)) else {
                 unlink(path)
                 return nil
             }
@@ -115,7 +116,7 @@ final class DirectoryCacheStorage: CacheStorage {
     }
 
     func store(_ response: StoredResponse) {
-        let data = StoredResponseCoding.encode(response)
+        let data = StoredResponseCoding.encode(response, urlName: urlName(response.url))
         guard Int64(data.count) <= maxBytes else { return }
         let folder = folder(for: response.url)
         let path = folder + "/" + response.variantName
@@ -242,7 +243,12 @@ final class DirectoryCacheStorage: CacheStorage {
     /// The folder of a URL's entries: the salted SHA-256 of the URL, as hex (unsalted, a
     /// guessed URL could be confirmed by anyone who can list the directory).
     private func folder(for url: String) -> String {
-        root + "/" + SHA256Digest.hex(of: salt + Array(url.utf8))
+        root + "/" + urlName(url)
+    }
+
+    /// How files name a URL: its salted SHA-256 as hex, the name of its folder too.
+    private func urlName(_ url: String) -> String {
+        SHA256Digest.hex(of: salt + Array(url.utf8))
     }
 
     /// 64 lower-case hex digits: a URL's folder.

@@ -72,19 +72,23 @@ struct StoredResponse: Sendable, Equatable {
 /// The file format of one stored response: a magic number, the payload's length and its SHA-256,
 /// then the payload. A file whose size, magic, length or checksum disagrees is corrupt (a torn
 /// write, a full disk, a garbled byte) and reads as nothing, never as a wrong body.
+///
+/// The file names its URL by `urlName` (the directory's salted digest of it), never the URL
+/// itself: a URL's query may hold a token, and a cache file is not a place to keep one.
+/// (Files of the first format, `HTCACHE1`, held the URL and now read as corrupt.)
 enum StoredResponseCoding {
-    static let magic = Array("HTCACHE1".utf8)
+    static let magic = Array("HTCACHE2".utf8)
     static let prefixLength = 8 + 8 + 32
 
-    /// The file bytes of `response`.
-    static func encode(_ response: StoredResponse) -> Data {
+    /// The file bytes of `response`, its URL written as `urlName`.
+    static func encode(_ response: StoredResponse, urlName: String) -> Data {
         var payload = Data()
         payload.reserveCapacity(response.cost)
         func string(_ text: String) {
             integer(UInt64(text.utf8.count), &payload)
             payload.append(contentsOf: text.utf8)
         }
-        string(response.url)
+        string(urlName)
         string(response.credentialDigest)
         string(response.varyDigest)
         integer(UInt64(response.vary.names.count), &payload)
@@ -108,14 +112,15 @@ enum StoredResponseCoding {
         return file
     }
 
-    /// The response in `file`, or nil when the file is not a whole, intact entry.
-    static func decode(_ file: Data) -> StoredResponse? {
+    /// The response in `file` for `url`, or nil when the file is not a whole, intact entry or
+    /// names another URL than `urlName`.
+    static func decode(_ file: Data, url: String, urlName: String) -> StoredResponse? {
         var reader = ByteReader(Array(file))
         guard reader.bytes(magic.count).map(Array.init) == magic, let length = reader.integer(),
               let checksum = reader.bytes(32), length == UInt64(reader.remaining),
               SHA256Digest.bytes(of: file.suffix(reader.remaining))[...] == checksum
         else { return nil }
-        guard let url = reader.string(), let credentialDigest = reader.string(), let varyDigest = reader.string(),
+        guard reader.string() == urlName, let credentialDigest = reader.string(), let varyDigest = reader.string(),
               let varyCount = reader.count(), let varyNames = reader.strings(varyCount),
               let status = reader.integer(), status < 1000,
               let requestTime = reader.integer().map(Double.init(bitPattern:)),
