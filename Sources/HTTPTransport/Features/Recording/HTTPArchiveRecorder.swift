@@ -8,7 +8,9 @@ import Foundation
 /// included, and keeps one entry per hop, in the order the exchanges ended. Secrets are hidden by
 /// the log rules of `redaction` (headers, user info and query values of URLs, JSON and form body
 /// fields); a hidden `Cookie` or `Set-Cookie` keeps its cookie names and hides their values.
-/// Bodies that are not UTF-8 text are recorded in base64. Safe to share across threads.
+/// Media bodies that are not UTF-8 text (images, audio, fonts, …) are recorded in base64; a body
+/// the rules cannot redact field by field is left out with a `comment` saying why (see
+/// `LogRedaction.redactBody(_:contentType:)`). Safe to share across threads.
 ///
 /// ```swift
 /// let recorder = HTTPArchiveRecorder()
