@@ -56,7 +56,9 @@ private func roundTrip(_ input: inout FuzzInput) {
     let replayed = Library.replay(request, with: engine)
     Invariant.check(replayed.error == nil, "\(method.rawValue) \(Invariant.show(url.absoluteString)) does not match its own recording: \(replayed.error?.message ?? "")")
     Invariant.check(replayed.statusCode?.rawValue == status, "status \(status) replayed as \(replayed.statusCode?.rawValue ?? 0)")
-    Invariant.check(replayed.headers.fields.map(\.name) == headers.fields.map(\.name), "header names changed: \(Invariant.show(headers.fields.map(\.name)))")
+    // The recorder leaves out headers with CR, LF or NUL, which a replay would refuse.
+    let replayable = headers.fields.filter { !($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
+    Invariant.check(replayed.headers.fields.map(\.name) == replayable.map(\.name), "header names changed: \(Invariant.show(headers.fields.map(\.name)))")
     if Library.redactedBody(body, contentType: headers["Content-Type"]) == body {
         Invariant.check(replayed.data == body, "the body \(Invariant.show([UInt8](body))) replayed as \(Invariant.show([UInt8](replayed.data ?? Data())))")
     }

@@ -167,14 +167,25 @@ final class HTTPArchiveEngineTests: XCTestCase {
 
     func test_aResponseHeaderWithALineBreakOrNULIsRefusedAtLoadNamingTheEntry() throws {
         let text = ["mimeType": "text/plain", "text": "a"]
-        for value in ["a\r\nSet-Cookie: planted=1", "a\nb", "a\u{0}b", "a\u{7}b"] {
+        for value in ["a\r\nSet-Cookie: planted=1", "a\nb", "a\rb", "a\u{0}b"] {
             assertRefusedAtLoad(try archive(headers: [["name": "X-Note", "value": value]], content: text),
-                                mentioning: "\"X-Note\" whose value holds CR, LF, NUL")
+                                mentioning: "\"X-Note\" whose name or value holds CR, LF or NUL")
         }
-        for name in ["X-Note\r\nSet-Cookie", "X Note", "", "X-Note\u{0}"] {
+        for name in ["X-Note\r\nSet-Cookie", "X-Note\n", "X-Note\u{0}"] {
             assertRefusedAtLoad(try archive(headers: [["name": name, "value": "1"]], content: text),
-                                mentioning: "header name that is not a token")
+                                mentioning: "whose name or value holds CR, LF or NUL")
         }
+    }
+
+    func test_theRecorderLeavesOutHeadersTheEngineWouldRefuse_soItsArchivesLoad() throws {
+        let recorder = HTTPArchiveRecorder()
+        let engine = StubEngine { RawResponse(request: $0, statusCode: .ok, headers: HTTPHeaders([
+            .init(name: "X-Bad", value: "a\r\nb"), .init(name: "X-Good", value: "1")])) }
+        _ = HTTPTransport(session: Session(engine: engine), responseInterceptors: [recorder])
+            .send(request: HTTPRequest(endpoint: "http://api.test/a"))
+        let replay = HTTPTransport(session: Session(engine: try HTTPArchiveEngine(data: recorder.archiveData())))
+        let response = try sendOK(replay, HTTPRequest(endpoint: "http://api.test/a"))
+        XCTAssertEqual(response.rawHeaders.fields.map(\.name), ["X-Good"])
     }
 
     func test_contentThatIsNotBase64IsRefusedAtLoadNotReplayedAsAnEmptyBody() throws {
@@ -184,13 +195,13 @@ final class HTTPArchiveEngineTests: XCTestCase {
         }
     }
 
-    func test_base64WrappedOverLinesAndPseudoHeadersStillLoad() throws {
-        let data = try archive(headers: [["name": ":status", "value": "200"], ["name": "X-Note", "value": "tab\tok"]],
+    func test_base64WrappedOverLinesStillLoads() throws {
+        let data = try archive(headers: [["name": "X-Note", "value": "tab\tok"]],
                                content: ["mimeType": "image/png", "text": "QUJD\nREVG", "encoding": "base64"])
         let transport = HTTPTransport(session: Session(engine: try HTTPArchiveEngine(data: data)))
         let response = try sendOK(transport, HTTPRequest(endpoint: "http://api.test/a"))
         XCTAssertEqual(response.body, Data("ABCDEF".utf8))
-        XCTAssertEqual(response.rawHeaders.fields.map(\.name), ["X-Note"])
+        XCTAssertEqual(response.header(named: "X-Note"), "tab\tok")
     }
 
     func test_aMissingFileIsAFileIOError() {

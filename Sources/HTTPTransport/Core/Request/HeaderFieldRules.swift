@@ -16,12 +16,6 @@ enum HeaderFieldRules {
         !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
-    /// Whether `value` is an RFC 9110 field value as received: no control character but tab
-    /// (CR, LF and NUL included), so it reads as the one line it came in.
-    static func isFieldValue(_ value: String) -> Bool {
-        !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
-    }
-
     /// Whether `name` is an RFC 9110 token, as header and cookie names must be: one or more
     /// visible ASCII characters other than the separators `"(),/:;<=>?@[\]{}`.
     static func isToken(_ name: String) -> Bool {

@@ -78,15 +78,20 @@ extension ArchiveResponse {
         var bodySize = -1
         if let data = response.data, headers["Content-Encoding"] == nil { bodySize = data.count }
         let error = response.error
+        // A header with CR, LF or NUL (only an interceptor or a stub makes one) is left out, so
+        // that the archive loads: `HTTPArchiveEngine` refuses such a header.
+        let replayable = headers.filter { HeaderFieldRules.isValidValue($0.name) && HeaderFieldRules.isValidValue($0.value) }
         self.init(
             status: response.statusCode?.rawValue ?? 0,
             statusText: response.statusCode?.reasonPhrase ?? "",
             httpVersion: httpVersion,
             cookies: redaction.archivedResponseCookies(headers, url: response.request.url),
-            headers: redaction.archivedHeaders(headers),
+            headers: redaction.archivedHeaders(HTTPHeaders(replayable)),
             content: content,
             redirectURL: headers["Location"].map { redaction.headerValue($0, name: "Location") } ?? "",
             bodySize: bodySize,
+            comment: replayable.count == headers.count ? nil
+                : "\(headers.count - replayable.count) headers with CR, LF or NUL were left out",
             error: error.map { redaction.redactedText($0.message) },
             errorCode: error.map { String(describing: $0.code) })
     }
