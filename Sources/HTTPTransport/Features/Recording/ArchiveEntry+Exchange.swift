@@ -19,8 +19,8 @@ extension ArchiveEntry {
     }
 
     /// HAR's spelling of `TransferMetrics.httpVersion`: `"2"` → `"HTTP/2"`, `"1.1"` → `"HTTP/1.1"`;
-    /// `"HTTP/1.1"` when no response told (a stub engine, a failed connection), since readers
-    /// refuse an empty version and a request with no answer went out as HTTP/1.1 or was not sent.
+    /// `"HTTP/1.1"` when no response told (a stub engine, a failed connection): readers refuse
+    /// an empty version, and without a response no other one is known.
     static func harVersion(_ version: String) -> String {
         "HTTP/" + (version.isEmpty ? "1.1" : version)
     }
