@@ -3,7 +3,8 @@ import Foundation
 import XCTest
 
 /// `TransferGate`, the session's `maxConcurrentTransfers`: places up to the limit, the rest
-/// served first come first served, a cancelled waiter leaving the queue without a place.
+/// served first come first served, a cancelled or timed-out waiter leaving the queue without a
+/// place.
 final class TransferGateTests: XCTestCase {
     /// Waits (bounded) until the gate has `waiting` waiters queued.
     private func waitUntil(_ gate: TransferGate, waiting: Int) async throws {
@@ -43,9 +44,9 @@ final class TransferGateTests: XCTestCase {
     func testACancelledWaiterLeavesTheQueueWithoutAPlace() async throws {
         let gate = TransferGate(limit: 1)
         _ = await gate.enter()
-        let cancelled = Task { await gate.enter() }
+        let cancelled = Task { await gate.enter() == .entered }
         try await waitUntil(gate, waiting: 1)
-        let next = Task { await gate.enter() }
+        let next = Task { await gate.enter() == .entered }
         try await waitUntil(gate, waiting: 2)
         cancelled.cancel()
         let gotPlace = await cancelled.value
@@ -64,7 +65,7 @@ final class TransferGateTests: XCTestCase {
         _ = await gate.enter()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await gate.enter()
+            return await gate.enter() == .entered
         }
         let gotPlace = await task.value
         XCTAssertFalse(gotPlace)
@@ -90,5 +91,99 @@ final class TransferGateTests: XCTestCase {
         XCTAssertEqual(inside.value.peak, 4)
         XCTAssertEqual(gate.counts.running, 0)
         XCTAssertEqual(gate.counts.waiting, 0)
+    }
+
+    func testAWaiterTimesOutAtItsDeadlineAndLeavesTheQueue() async throws {
+        let gate = TransferGate(limit: 1)
+        _ = await gate.enter()
+        let started = ContinuousClock.now
+        let admission = await gate.enter(deadline: .now + .milliseconds(200))
+        XCTAssertEqual(admission, .timedOut)
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(200))
+        XCTAssertEqual(gate.counts.waiting, 0)
+        gate.leave()
+        XCTAssertEqual(gate.counts.running, 0, "the timed-out waiter took no place")
+    }
+
+    func testAWaiterWhoseDeadlineHasPassedDoesNotQueue() async {
+        let gate = TransferGate(limit: 1)
+        _ = await gate.enter()
+        let admission = await gate.enter(deadline: .now - .seconds(1))
+        XCTAssertEqual(admission, .timedOut)
+        XCTAssertEqual(gate.counts.waiting, 0)
+        gate.leave()
+    }
+
+    func testAFreePlaceIsTakenEvenPastTheDeadline() async {
+        // The deadline bounds the wait only.
+        let gate = TransferGate(limit: 1)
+        let admission = await gate.enter(deadline: .now - .seconds(1))
+        XCTAssertEqual(admission, .entered)
+        gate.leave()
+    }
+
+    func testAPlaceFreedAfterAWaiterTimedOutGoesToTheNextWaiter() async throws {
+        let gate = TransferGate(limit: 1)
+        _ = await gate.enter()
+        let hurried = Task { await gate.enter(deadline: .now + .milliseconds(100)) }
+        try await waitUntil(gate, waiting: 1)
+        let patient = Task { await gate.enter() }
+        try await waitUntil(gate, waiting: 2)
+        let hurriedAdmission = await hurried.value
+        XCTAssertEqual(hurriedAdmission, .timedOut)
+        XCTAssertEqual(gate.counts.waiting, 1)
+        gate.leave()
+        let patientAdmission = await patient.value
+        XCTAssertEqual(patientAdmission, .entered)
+        XCTAssertEqual(gate.counts.running, 1)
+        gate.leave()
+        XCTAssertEqual(gate.counts.running, 0)
+    }
+
+    func testWaitersWithDeadlinesAreStillServedInOrder() async throws {
+        let gate = TransferGate(limit: 1)
+        _ = await gate.enter()
+        let order = Recorder<Int>()
+        var tasks: [Task<Void, Never>] = []
+        for index in 0..<4 {
+            tasks.append(Task {
+                guard await gate.enter(deadline: .now + .seconds(30)) == .entered else { return }
+                order.add(index)
+                gate.leave()
+            })
+            try await waitUntil(gate, waiting: index + 1)
+        }
+        gate.leave()
+        for task in tasks { await task.value }
+        XCTAssertEqual(order.values, [0, 1, 2, 3])
+        XCTAssertEqual(gate.counts.running, 0)
+    }
+
+    func testAPlaceFreedJustAsAWaiterTimesOutIsNeitherLostNorGivenTwice() async throws {
+        // The place and the deadline race; whichever comes first decides, and the count stays right.
+        let gate = TransferGate(limit: 1)
+        for round in 0..<50 {
+            _ = await gate.enter()
+            let waiter = Task { await gate.enter(deadline: .now + .milliseconds(5)) }
+            try await waitUntil(gate, waiting: 1)
+            try await Task.sleep(for: .milliseconds(round % 10))
+            gate.leave()
+            if await waiter.value == .entered { gate.leave() }
+            XCTAssertEqual(gate.counts.running, 0, "round \(round)")
+            XCTAssertEqual(gate.counts.waiting, 0, "round \(round)")
+        }
+    }
+
+    func testACancelledWaiterWithADeadlineLeavesAtOnce() async throws {
+        let gate = TransferGate(limit: 1)
+        _ = await gate.enter()
+        let waiter = Task { await gate.enter(deadline: .now + .seconds(30)) }
+        try await waitUntil(gate, waiting: 1)
+        waiter.cancel()
+        let admission = await waiter.value
+        XCTAssertEqual(admission, .cancelled)
+        XCTAssertEqual(gate.counts.waiting, 0)
+        gate.leave()
+        XCTAssertEqual(gate.counts.running, 0)
     }
 }

@@ -125,16 +125,21 @@ final class ResponseStreamTests: XCTestCase {
         await stream.channel.awaitTransferEnd()
     }
 
-    func testTimePausedByTheReaderIsNotAStall() async throws {
+    func testAReaderTakingChunksWithinTheStallTimeoutKeepsAPausedStream() async throws {
         var configuration = Session.Configuration()
         configuration.stallTimeout = 1
         let stalling = HTTPTransport(session: Session(configuration: configuration))
         let stream = try await stalling.stream(HTTPRequest(endpoint: server.http + "/endless"))
         await stream.channel.awaitPause()
-        // The scenario itself: a reader busy for longer than the stall time-out.
-        try await Task.sleep(for: .seconds(2.5))
+        // The scenario itself: a slow reader, one chunk every 0.4 s for longer than the stall
+        // time-out, too little to resume the transfer meanwhile.
+        var iterator = stream.body.makeAsyncIterator()
+        for _ in 0..<6 {
+            try await Task.sleep(for: .milliseconds(400))
+            _ = try await iterator.next()
+        }
         var read = 0
-        for try await chunk in stream.body {
+        while let chunk = try await iterator.next() {
             read += chunk.count
             if read > 2 * StreamBuffer.defaultLimit { break }
         }

@@ -153,7 +153,7 @@ final class StreamReceiver: BodySink {
     let body: StreamingBody
     /// The request's time-out: it bounds the wait for the head only.
     let headTimeout: Duration
-    /// A stream silent for this long fails with `.timeout` (not counting time paused by the consumer).
+    /// A stream silent, or left unread by its consumer, for this long fails with `.timeout`.
     let stallTimeout: Duration
     /// The final response head arrived (status 200 or more).
     private(set) var headSeen = false
@@ -255,16 +255,26 @@ final class StreamReceiver: BodySink {
             return HTTPTransportError(code: .timeout, message: "No response head arrived within the request's time-out of \(Self.seconds(headTimeout)).",
                                       url: url)
         }
-        if headSeen, !isPaused, now - lastActivity >= stallTimeout {
-            return HTTPTransportError(code: .timeout, message: "The stream was silent for \(Self.seconds(stallTimeout)) (the session's stallTimeout, 60 s when it sets none).",
-                                      url: url)
+        if headSeen, now - lastMoved >= stallTimeout {
+            let message = isPaused
+                ? "The stream was not read for \(Self.seconds(stallTimeout)) (the session's stallTimeout, 60 s when it sets none): a stream its reader leaves gives its place back."
+                : "The stream was silent for \(Self.seconds(stallTimeout)) (the session's stallTimeout, 60 s when it sets none)."
+            return HTTPTransportError(code: .timeout, message: message, url: url)
         }
         return nil
     }
 
+    /// The last time the stream moved: a body byte arrived, or (while paused) the consumer took
+    /// a chunk. A paused stream nobody reads is as dead as a silent one: it would hold its place
+    /// among the session's transfers, and its connection, for ever.
+    private var lastMoved: ContinuousClock.Instant {
+        guard isPaused, let taken = body.consumer.lastTaken else { return lastActivity }
+        return max(lastActivity, taken)
+    }
+
     /// How long the driver may wait before `expired` must be asked again.
     func nextCheck(at now: ContinuousClock.Instant, started: ContinuousClock.Instant) -> Duration {
-        let until = headSeen ? (isPaused ? .seconds(1) : lastActivity + stallTimeout - now) : started + headTimeout - now
+        let until = headSeen ? lastMoved + stallTimeout - now : started + headTimeout - now
         return max(.milliseconds(1), min(.seconds(1), until))
     }
 

@@ -25,7 +25,9 @@ extension HTTPTransport {
     /// Sends any request type without blocking the caller's thread; returns the response or
     /// throws why there is none. `progress` (optional) is called with the bytes moved so far,
     /// in order, on a queue of the send's own (never on the transfer loop's thread); return
-    /// `false` to cancel. Cancelling the task cancels the transfer (`.cancelled`).
+    /// `false` to cancel. Cancelling the task cancels the transfer (`.cancelled`). A send that
+    /// waits for a place among the session's `maxConcurrentTransfers` fails with `.timeout` once
+    /// its request's `timeout` has passed since the call.
     public func send(
         _ request: some HTTPRequestEnvelope,
         progress: (@Sendable (TransferProgress) -> Bool)? = nil
@@ -34,26 +36,33 @@ extension HTTPTransport {
     }
 
     /// The send as a `Result`: it waits for a place among the session's
-    /// `maxConcurrentTransfers`, then runs the pipeline in this task.
+    /// `maxConcurrentTransfers`, then runs the pipeline in this task. The wait is bounded by the
+    /// request's `timeout`, counted from this call (`.timeout` when it runs out); once the send
+    /// has its place, its time-out covers the exchange in full, as for a send that never waited.
     func result(for request: some HTTPRequestEnvelope, progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
         let session = request.session ?? self.session
         let cancellation = CancellationHandle()
+        let deadline = TransferGate.deadline(after: request.timeout)
         let relay = progress.map { ProgressRelay($0, cancellation: cancellation) }
         var control = TransferControl(cancellation: cancellation)
         if let relay { control.progress = { relay.report($0) } }
         return await withTaskExecutorPreference(session.executor) {
             await withTaskCancellationHandler {
-                await gated(request, on: session, control: control, relay: relay)
+                await gated(request, on: session, deadline: deadline, control: control, relay: relay)
             } onCancel: {
                 cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
             }
         }
     }
 
-    private func gated(_ request: some HTTPRequestEnvelope, on session: Session, control: TransferControl,
-                       relay: ProgressRelay?) async -> Result {
-        guard await session.transferGate.enter() else {
+    private func gated(_ request: some HTTPRequestEnvelope, on session: Session, deadline: ContinuousClock.Instant,
+                       control: TransferControl, relay: ProgressRelay?) async -> Result {
+        switch await session.transferGate.enter(deadline: deadline) {
+        case .entered: break
+        case .cancelled:
             return .failure(error: HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
+        case .timedOut:
+            return .failure(error: session.transferGate.timedOut(after: request.timeout, url: request.endpoint))
         }
         defer { session.transferGate.leave() }
         let result = await SendPipeline.of(request, on: self).runAsync(request, control: control)

@@ -1,73 +1,107 @@
 import Foundation
 
 /// The session's `maxConcurrentTransfers`: at most `limit` async sends, fan-out requests and
-/// streams run at once; the others wait, first come first served, holding no thread. A waiting
-/// send's time-out has not started (its pipeline has not), and a cancelled one leaves the queue.
+/// streams run at once; the others wait, first come first served, holding no thread. A waiter
+/// waits at most until its deadline (its request's time-out, counted from the send), then
+/// leaves the queue with `.timedOut`; a cancelled one leaves it with `.cancelled`. Either way
+/// it holds no place, and a place freed meanwhile goes to the next waiter.
 final class TransferGate: @unchecked Sendable {
+    /// How a wait for a place ended.
+    enum Admission: Equatable {
+        /// A place was taken: give it back with `leave()`.
+        case entered
+        /// The task was cancelled first.
+        case cancelled
+        /// The deadline passed first.
+        case timedOut
+    }
+
+    /// A queued waiter: nil continuation while it is about to queue.
+    private struct Waiter {
+        var continuation: CheckedContinuation<Admission, Never>?
+        var deadline: ContinuousClock.Instant?
+        var timer: Task<Void, Never>?
+    }
+
     let limit: Int
     private let lock = NSLock()
     // Guarded by `lock`.
     private var running = 0
     private var nextID: UInt64 = 0
-    /// Waiters by id: nil continuation while the waiter is about to queue. A waiter served or
-    /// cancelled is gone.
-    private var waiters: [UInt64: CheckedContinuation<Bool, Never>?] = [:]
-    /// Queued waiters' ids in arrival order (some may have been cancelled since).
+    /// Waiters by id. A waiter served, cancelled or timed out is gone.
+    private var waiters: [UInt64: Waiter] = [:]
+    /// Queued waiters' ids in arrival order (some may have left since).
     private var order: [UInt64] = []
     private var orderStart = 0
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    /// Waits for a place; `false` when the task was cancelled first (no place taken).
-    func enter() async -> Bool {
+    /// Waits for a place, until `deadline` at most (nil: for as long as it takes).
+    func enter(deadline: ContinuousClock.Instant? = nil) async -> Admission {
         let id: UInt64? = lock.withLock {
             if running < limit, waiters.isEmpty {
                 running += 1
                 return nil
             }
             nextID += 1
-            waiters[nextID] = .some(nil)
+            waiters[nextID] = Waiter(deadline: deadline)
             return nextID
         }
-        guard let id else { return true }
+        guard let id else { return .entered }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let answer = lock.withLock { () -> Bool? in
-                    guard waiters[id] != nil else { return false }  // cancelled meanwhile
-                    // A place freed before this waiter queued (`leave` serves queued waiters
-                    // first, so none is left ahead of it).
-                    if running < limit {
-                        waiters[id] = nil
-                        running += 1
-                        return true
-                    }
-                    waiters[id] = continuation
-                    order.append(id)
-                    return nil
-                }
-                if let answer { continuation.resume(returning: answer) }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
+                if let answer = queue(id, continuation) { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            cancel(id)
+            end(id, with: .cancelled)
         }
     }
 
-    /// Gives a place back: the first waiter takes it.
+    /// Queues a waiter, or answers at once: cancelled meanwhile, a place free, or its deadline past.
+    private func queue(_ id: UInt64, _ continuation: CheckedContinuation<Admission, Never>) -> Admission? {
+        lock.withLock {
+            guard var waiter = waiters[id] else { return .cancelled }
+            // A place freed before this waiter queued (`leave` serves queued waiters first, so
+            // none is left ahead of it).
+            if running < limit {
+                waiters[id] = nil
+                running += 1
+                return .entered
+            }
+            if let deadline = waiter.deadline {
+                guard deadline > .now else {
+                    waiters[id] = nil
+                    return .timedOut
+                }
+                waiter.timer = Task { [weak self] in
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    self?.end(id, with: .timedOut)
+                }
+            }
+            waiter.continuation = continuation
+            waiters[id] = waiter
+            order.append(id)
+            return nil
+        }
+    }
+
+    /// Gives a place back: the first waiter still queued takes it.
     func leave() {
-        let next = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+        let next = lock.withLock { () -> Waiter? in
             while orderStart < order.count {
                 let id = order[orderStart]
                 orderStart += 1
-                if let entry = waiters.removeValue(forKey: id), let continuation = entry {
+                if let waiter = waiters.removeValue(forKey: id), waiter.continuation != nil {
                     compactOrder()
-                    return continuation
+                    return waiter
                 }
             }
             compactOrder()
             running -= 1
             return nil
         }
-        next?.resume(returning: true)
+        next?.timer?.cancel()
+        next?.continuation?.resume(returning: .entered)
     }
 
     /// Drops the served part of `order` now and then (under the lock).
@@ -77,12 +111,22 @@ final class TransferGate: @unchecked Sendable {
         orderStart = 0
     }
 
-    private func cancel(_ id: UInt64) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
-            guard let entry = waiters.removeValue(forKey: id) else { return nil }
-            return entry
-        }
-        continuation?.resume(returning: false)
+    /// A waiter leaves the queue without a place (if it is still there: a place may have come
+    /// first, and then it keeps it).
+    private func end(_ id: UInt64, with admission: Admission) {
+        let waiter = lock.withLock { waiters.removeValue(forKey: id) }
+        waiter?.timer?.cancel()
+        waiter?.continuation?.resume(returning: admission)
+    }
+
+    /// The latest time a send made now with `timeout` (its request's) may wait for a place.
+    static func deadline(after timeout: TimeInterval) -> ContinuousClock.Instant {
+        .now + .milliseconds(CurlEngine.milliseconds(timeout))
+    }
+
+    /// Why a send that waited for a place until its deadline fails, and how to avoid it.
+    func timedOut(after timeout: TimeInterval, url: String) -> HTTPTransportError {
+        HTTPTransportError(code: .timeout, message: "The request's time-out of \(String(format: "%g", timeout)) s ran out while it waited for one of the session's \(limit) places (maxConcurrentTransfers): finish, cancel or drop the streams and sends that hold them, or raise the limit.", url: url)
     }
 
     /// Sends running and waiting now (for tests and telemetry).

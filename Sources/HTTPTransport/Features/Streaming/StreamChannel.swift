@@ -23,6 +23,7 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var iterated = false
     private var pauseWaiters: [CheckedContinuation<Void, Never>] = []
+    private var taken: ContinuousClock.Instant?
 
     init(url: String, limit: Int = StreamBuffer.defaultLimit) {
         self.url = url
@@ -67,6 +68,8 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     }
 
     var wantsMore: Bool { lock.withLock { buffer.wantsMore } }
+
+    var lastTaken: ContinuousClock.Instant? { lock.withLock { taken } }
 
     func setWaker(_ waker: (@Sendable () -> Void)?) { lock.withLock { self.waker = waker } }
 
@@ -134,7 +137,11 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     /// The next chunk of the body; nil at its end (cancelling the task cancels the stream).
     func next() async throws(HTTPTransportError) -> Data? {
         while true {
-            let next = lock.withLock { buffer.take() }
+            let next = lock.withLock {
+                let next = buffer.take()
+                if case .chunk = next { taken = .now }
+                return next
+            }
             switch next {
             case .chunk(let data, let resumes):
                 // Called under the lock: the transfer thread clears the waker under it before its

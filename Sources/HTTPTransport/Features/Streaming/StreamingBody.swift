@@ -10,6 +10,8 @@ protocol StreamingConsumer: AnyObject, Sendable {
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer
     /// Whether a paused transfer may go on (the consumer took enough).
     var wantsMore: Bool { get }
+    /// When the consumer last took a chunk (nil: it takes each as it comes, never pausing).
+    var lastTaken: ContinuousClock.Instant? { get }
     /// The running transfer's wake-up (nil once it ended): taking chunks calls it, so the
     /// transfer's thread resumes a paused transfer promptly.
     func setWaker(_ waker: (@Sendable () -> Void)?)
@@ -18,6 +20,10 @@ protocol StreamingConsumer: AnyObject, Sendable {
     /// `true` when the response interceptors already saw the head (the stream's caller ran them),
     /// so the pipeline does not run them again at the end.
     var concludedHead: Bool { get }
+}
+
+extension StreamingConsumer {
+    var lastTaken: ContinuousClock.Instant? { nil }
 }
 
 /// A consumer's answer to a chunk.
