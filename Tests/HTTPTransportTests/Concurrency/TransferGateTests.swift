@@ -13,6 +13,15 @@ final class TransferGateTests: XCTestCase {
         XCTAssertEqual(gate.counts.waiting, waiting)
     }
 
+    /// Gives back the place a test holds after 10 s, so that a waiter the gate never answers
+    /// fails the test instead of hanging it.
+    private func watchdog(_ gate: TransferGate) -> Task<Void, Never> {
+        Task {
+            try? await Task.sleep(for: .seconds(10))
+            if !Task.isCancelled { gate.leave() }
+        }
+    }
+
     func testPlacesUpToTheLimitAreTakenAtOnce() async {
         let gate = TransferGate(limit: 3)
         for _ in 0..<3 { _ = await gate.enter() }
@@ -96,6 +105,8 @@ final class TransferGateTests: XCTestCase {
     func testAWaiterTimesOutAtItsDeadlineAndLeavesTheQueue() async throws {
         let gate = TransferGate(limit: 1)
         _ = await gate.enter()
+        let watchdog = watchdog(gate)
+        defer { watchdog.cancel() }
         let started = ContinuousClock.now
         let admission = await gate.enter(deadline: .now + .milliseconds(200))
         XCTAssertEqual(admission, .timedOut)
@@ -108,6 +119,8 @@ final class TransferGateTests: XCTestCase {
     func testAWaiterWhoseDeadlineHasPassedDoesNotQueue() async {
         let gate = TransferGate(limit: 1)
         _ = await gate.enter()
+        let watchdog = watchdog(gate)
+        defer { watchdog.cancel() }
         let admission = await gate.enter(deadline: .now - .seconds(1))
         XCTAssertEqual(admission, .timedOut)
         XCTAssertEqual(gate.counts.waiting, 0)
@@ -125,6 +138,8 @@ final class TransferGateTests: XCTestCase {
     func testAPlaceFreedAfterAWaiterTimedOutGoesToTheNextWaiter() async throws {
         let gate = TransferGate(limit: 1)
         _ = await gate.enter()
+        let watchdog = watchdog(gate)
+        defer { watchdog.cancel() }
         let hurried = Task { await gate.enter(deadline: .now + .milliseconds(100)) }
         try await waitUntil(gate, waiting: 1)
         let patient = Task { await gate.enter() }
