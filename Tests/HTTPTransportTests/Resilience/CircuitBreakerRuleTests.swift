@@ -163,7 +163,7 @@ final class CircuitBreakerRuleTests: XCTestCase {
 
     func testIdleOriginsAreForgottenWhenThereAreMany() throws {
         let transport = ClockedStub(clock: ManualClock()).transport(configuration(threshold: 1))
-        let count = OriginGuard.forgetIdleAbove + 10
+        let count = OriginTable.forgetIdleAbove + 10
         for index in 0..<count { _ = transport.send(request: HTTPRequest(endpoint: "http://h\(index).test/")) }
         let origins = try XCTUnwrap(transport.session.originGuard?.originCount)
         XCTAssertLessThan(origins, count, "closed circuits with no failure are the same as new ones")

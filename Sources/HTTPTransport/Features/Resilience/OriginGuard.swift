@@ -10,7 +10,7 @@ final class OriginGuard: Sendable {
     let limits: HostLimits?
     let breaker: CircuitBreaker?
     fileprivate let clock: ResilienceClock
-    fileprivate let origins = Locked<[Origin: OriginState]>([:])
+    fileprivate let origins = Locked(OriginTable())
 
     /// What the session knows about one origin.
     struct OriginState: Sendable {
@@ -25,9 +25,6 @@ final class OriginGuard: Sendable {
         }
     }
 
-    /// Origins remembered before idle ones are forgotten (a crawler meets many).
-    static let forgetIdleAbove = 1_024
-
     init?(configuration: Session.Configuration, clock: ResilienceClock = .system) {
         guard configuration.hostLimits != nil || configuration.circuitBreaker != nil else { return nil }
         limits = configuration.hostLimits
@@ -37,6 +34,9 @@ final class OriginGuard: Sendable {
 
     /// How many origins the guard remembers.
     var originCount: Int { origins.withLock { $0.count } }
+
+    /// Origin states looked at by the table's scans so far (tests).
+    var originsScanned: Int { origins.withLock { $0.scanned } }
 
     /// Sends `request` through `network` when the origin's circuit and limits let it, in time.
     func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
@@ -230,15 +230,13 @@ final class OriginGuard: Sendable {
         update(origin, now: now) { $0.pausedUntil = max($0.pausedUntil, until) }
     }
 
-    /// Runs `body` on the origin's state (a new one the first time) under the lock; past
-    /// `forgetIdleAbove` origins, forgets those whose state is the same as a new one's.
+    /// Runs `body` on the origin's state (a new one the first time) under the lock; a new
+    /// origin may first make the table forget idle ones (`OriginTable`).
     @discardableResult
     private func update<Result: Sendable>(_ origin: Origin, now: TimeInterval,
                                           _ body: (inout OriginState) -> Result) -> Result {
         origins.withLock { origins in
-            if origins[origin] == nil, origins.count >= Self.forgetIdleAbove {
-                origins = origins.filter { !$0.value.isIdle(now: now) }
-            }
+            if origins[origin] == nil { origins.makeRoom(now: now) }
             var state = origins[origin] ?? OriginState()
             let result = body(&state)
             origins[origin] = state
