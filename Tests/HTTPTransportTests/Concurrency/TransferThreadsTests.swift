@@ -68,6 +68,27 @@ final class TransferThreadsTests: XCTestCase {
         for gate in gates.suffix(4) { XCTAssertEqual(gate.started.wait(timeout: .now() + 10), .success) }
     }
 
+    func testAClosedPoolsThreadsEndOnceNoJobWaitsAndLaterJobsStillRun() {
+        let pool = TransferThreads(maxThreads: 4, idleTimeout: 30)
+        let gates = (0..<4).map { _ in Gate() }
+        for gate in gates {
+            pool.run {
+                gate.started.signal()
+                gate.release.wait()
+            }
+        }
+        for gate in gates { XCTAssertEqual(gate.started.wait(timeout: .now() + 10), .success) }
+        pool.close()
+        XCTAssertEqual(pool.counts.threads, 4, "running jobs keep their threads")
+        for gate in gates { gate.release.signal() }
+        let deadline = Date().addingTimeInterval(10)
+        while pool.counts.threads > 0, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(pool.counts.threads, 0, "no thread idles once the pool is closed")
+        let later = DispatchSemaphore(value: 0)
+        pool.run { later.signal() }
+        XCTAssertEqual(later.wait(timeout: .now() + 10), .success)
+    }
+
     func testTheOriginKeyIsSchemeHostAndPort() {
         XCTAssertEqual(TransferThreads.origin(of: "HTTP://Example.COM/a?b"), "http://example.com:80")
         XCTAssertEqual(TransferThreads.origin(of: "https://example.com/"), "https://example.com:443")

@@ -149,6 +149,13 @@ public final class Session: Sendable {
                  SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: true),
                  SendPipeline.networkSteps(cache: false, originGuard: limits))
     }
+
+    deinit {
+        // Its threads end with it (after the jobs they hold), not after idling for 30 s; the
+        // transfer loop's thread ends with the engine.
+        executor.close()
+        asyncThreads.close()
+    }
 }
 
 extension Session {

@@ -21,6 +21,9 @@ final class SessionExecutor: TaskExecutor, @unchecked Sendable {
         threads.run { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 
+    /// The session is gone: threads end once their jobs ran (`TransferThreads.close()`).
+    func close() { threads.close() }
+
     /// Threads alive now, and jobs waiting (for tests).
     var counts: (threads: Int, waiting: Int) { threads.counts }
 }

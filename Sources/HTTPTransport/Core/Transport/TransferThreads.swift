@@ -2,7 +2,8 @@ import Foundation
 
 /// Threads for async sends, one pool per session: blocking transfers never occupy the cooperative
 /// pool, and one session's slow origins never hold another session's threads. Threads are started
-/// on demand, up to `maxThreads` at once, and end after `idleTimeout` seconds without work.
+/// on demand, up to `maxThreads` at once, and end after `idleTimeout` seconds without work, or as
+/// soon as no job waits once the session that owns the pool is gone (`close()`).
 ///
 /// Jobs wait in order of arrival, with one exception: one origin (scheme, host, port) holds at
 /// most `maxPerOrigin` threads (`Session.Configuration.maxConnectionsPerHost`), so while it has
@@ -23,6 +24,7 @@ final class TransferThreads: @unchecked Sendable {
     private var running: [String: Int] = [:]
     private var threads = 0
     private var idle = 0
+    private var closed = false
 
     /// A pool; `maxPerOrigin` nil: an origin may take every thread.
     init(maxThreads: Int, maxPerOrigin: Int? = nil, idleTimeout: TimeInterval, threadName: String = "HTTPTransport.async") {
@@ -85,14 +87,23 @@ final class TransferThreads: @unchecked Sendable {
                 if waitingCount > 0 { condition.broadcast() }
                 continue
             }
+            if closed, waitingCount == 0 { break }
             idle += 1
             let signalled = condition.wait(until: Date(timeIntervalSinceNow: idleTimeout))
             idle -= 1
-            if !signalled, waitingCount == 0 {
-                threads -= 1
-                break
-            }
+            if !signalled, waitingCount == 0 { break }
         }
+        threads -= 1
+        condition.unlock()
+    }
+
+    /// The owner is gone: each thread ends once no job waits, instead of idling for
+    /// `idleTimeout` (a program that makes many short-lived sessions would gather threads).
+    /// Jobs queued later still run.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
         condition.unlock()
     }
 
