@@ -24,8 +24,9 @@ import Foundation
 extension HTTPTransport {
     /// Sends any request type without blocking the caller's thread; returns the response or
     /// throws why there is none. `progress` (optional) is called with the bytes moved so far,
-    /// in order, on a queue of the send's own (never on the transfer loop's thread); return
-    /// `false` to cancel. Cancelling the task cancels the transfer (`.cancelled`). A send that
+    /// in order, on one of a few threads the session keeps for progress handlers (never on the
+    /// transfer loop's thread, so a handler that blocks delays only progress); return `false`
+    /// to cancel. Cancelling the task cancels the transfer (`.cancelled`). A send that
     /// waits for a place among the session's `maxConcurrentTransfers` fails with `.timeout` once
     /// its request's `timeout` has passed since the call.
     public func send(
@@ -43,7 +44,7 @@ extension HTTPTransport {
         let session = request.session ?? self.session
         let cancellation = CancellationHandle()
         let deadline = TransferGate.deadline(after: request.timeout)
-        let relay = progress.map { ProgressRelay($0, cancellation: cancellation) }
+        let relay = progress.map { ProgressRelay($0, cancellation: cancellation, threads: session.progressThreads) }
         var control = TransferControl(cancellation: cancellation)
         if let relay { control.progress = { relay.report($0) } }
         return await withTaskExecutorPreference(session.executor) {
@@ -66,32 +67,7 @@ extension HTTPTransport {
         }
         defer { session.transferGate.leave() }
         let result = await SendPipeline.of(request, on: self).runAsync(request, control: control)
-        relay?.drain()
+        await relay?.drained()
         return result
     }
-}
-
-/// Progress of an async send, reported off the transfer loop: libcurl calls back on the loop's
-/// thread, which must not wait for a handler that may block, so reports go to a serial queue of
-/// the send's own, in order; a handler's `false` cancels the transfer through its handle.
-final class ProgressRelay: Sendable {
-    private let handler: @Sendable (TransferProgress) -> Bool
-    private let cancellation: CancellationHandle
-    private let queue = DispatchQueue(label: "HTTPTransport.progress")
-
-    init(_ handler: @escaping @Sendable (TransferProgress) -> Bool, cancellation: CancellationHandle) {
-        self.handler = handler
-        self.cancellation = cancellation
-    }
-
-    /// Queues the report; `false` once the handler asked to cancel.
-    func report(_ progress: TransferProgress) -> Bool {
-        queue.async { [handler, cancellation] in
-            if !cancellation.isCancelled, !handler(progress) { cancellation.cancel() }
-        }
-        return !cancellation.isCancelled
-    }
-
-    /// Waits until every queued report was handled (before the send returns).
-    func drain() { queue.sync {} }
 }

@@ -117,6 +117,9 @@ public final class Session: Sendable {
     let transferGate: TransferGate
     /// Where async sends run their steps between waits (`SessionExecutor`).
     let executor: SessionExecutor
+    /// Where async sends' progress handlers run (`ProgressRelay`), apart from the steps: a
+    /// handler that blocks holds one of these, never a step's thread.
+    let progressThreads: TransferThreads
     /// The steps of a send, with and without a retry step (`SendPipeline.steps`), and those
     /// below the hops, built once.
     private let steps: (plain: [any SendStep], retrying: [any SendStep], network: [any SendStep])
@@ -144,6 +147,7 @@ public final class Session: Sendable {
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
+        progressThreads = TransferThreads(maxThreads: Self.executorThreads, idleTimeout: 30, threadName: "HTTPTransport.progress")
         let (recording, cache, limits) = (telemetry.isEnabled, configuration.cache != nil, originGuard != nil)
         steps = (SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: false),
                  SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: true),
@@ -155,6 +159,7 @@ public final class Session: Sendable {
         // transfer loop's thread ends with the engine.
         executor.close()
         asyncThreads.close()
+        progressThreads.close()
     }
 }
 
