@@ -8,11 +8,13 @@ extension HTTPTransport {
     /// interceptors see the head (a `RawResponse` whose `data` is nil). Under default validation
     /// a status other than 2xx throws `.httpStatus` with the body's first 64 KiB. A retrier may
     /// repeat the exchange only until the head was handed over. The request's `timeout` bounds
-    /// the wait for the head; after it, the session's `stallTimeout` (60 s when it sets none)
-    /// ends a silent stream. The cache is not used and `maxResponseSize` does not apply.
+    /// the wait for the head (a place among the session's `maxConcurrentTransfers` included);
+    /// after it, the session's `stallTimeout` (60 s when it sets none) ends a stream that is
+    /// silent, or that its reader leaves unread, that long. The cache is not used and
+    /// `maxResponseSize` does not apply.
     ///
     /// The transfer runs on the session's transfer loop (counted in its `maxConcurrentTransfers`
-    /// until the body ends); cancelling the task stops it.
+    /// until the body ends); cancelling the task or dropping the stream stops it.
     public func stream(_ request: some HTTPRequestEnvelope) async throws(HTTPTransportError) -> HTTPResponseStream {
         let channel = StreamChannel(url: request.endpoint)
         let streamed = request.streamingBody(StreamingBody(consumer: channel))
