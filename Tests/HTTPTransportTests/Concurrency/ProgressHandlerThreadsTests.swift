@@ -30,8 +30,9 @@ final class ProgressHandlerThreadsTests: XCTestCase {
         let deadline = Date().addingTimeInterval(3)
         while state.value.entered < 100, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         let during = threadCount
+        // At most the progress threads and the executor's (busy with the sends' steps) are new.
         XCTAssertLessThanOrEqual(state.value.entered, Session.executorThreads)
-        XCTAssertLessThanOrEqual(during, baseline + Session.executorThreads + 4, "threads: \(during), before: \(baseline)")
+        XCTAssertLessThanOrEqual(during, baseline + 2 * Session.executorThreads + 4, "threads: \(during), before: \(baseline)")
         release.withLock {
             state.withLock { $0.released = true }
             release.broadcast()

@@ -74,7 +74,8 @@ final class TransferGate: @unchecked Sendable {
                     return .timedOut
                 }
                 waiter.timer = Task { [weak self] in
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    // Cancelled when the waiter got its place or left.
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
                     self?.end(id, with: .timedOut)
                 }
             }
