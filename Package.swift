@@ -30,6 +30,10 @@ let package = Package(
                 .linkedLibrary("curl"),
                 .linkedLibrary("ssl"),
                 .linkedLibrary("crypto"),
+                // A stream's content decoding (ccurl_decode.c), which libcurl links too.
+                .linkedLibrary("z"),
+                .linkedLibrary("brotlidec"),
+                .linkedLibrary("zstd"),
             ]
         ),
         .systemLibrary(

@@ -232,4 +232,34 @@ CURLcode ccurl_set_pin_check(CURL *handle, ccurl_pin_check *check);
 /// with SYNC_FILE_RANGE_WRITE), so that a later fsync has little left to do.
 int ccurl_start_writeback(int fd, long long offset, long long length);
 
+// MARK: - Content decoding outside libcurl (ccurl_decode.c)
+
+/// The content codings `ccurl_decoder` decodes (`identity` needs no decoder).
+enum {
+    CCURL_CODING_GZIP = 1,     /// gzip and x-gzip (the zlib wrapper accepted too, as libcurl does)
+    CCURL_CODING_DEFLATE = 2,  /// the zlib wrapper, or raw deflate (as libcurl accepts)
+    CCURL_CODING_BR = 3,
+    CCURL_CODING_ZSTD = 4,     /// windows of at most 8 MiB (RFC 9659)
+};
+/// The most codings one body may list (libcurl's limit too).
+#define CCURL_MAX_CODINGS 5
+
+/// A body's decoder for the codings its Content-Encoding lists, which decodes no more than it is
+/// asked for: the input it did not use stays with the caller.
+typedef struct ccurl_decoder ccurl_decoder;
+
+/// `codings` in the order the header lists them (applied first to last, so decoded last to
+/// first), 1 to CCURL_MAX_CODINGS of them; NULL when memory ran out.
+ccurl_decoder *ccurl_decoder_create(const int *codings, size_t count);
+void ccurl_decoder_free(ccurl_decoder *decoder);
+/// Decodes from `*input` (`*length` bytes; both advanced past what it used) into `output`, at
+/// most `capacity` bytes. Returns the bytes written (less than `capacity` only when it needs more
+/// input, or the data ended), or -1 when the data is not valid (`ccurl_decoder_error` says why).
+long ccurl_decoder_decode(ccurl_decoder *decoder, const unsigned char **input, size_t *length,
+                          unsigned char *output, size_t capacity);
+/// 1 when every coding's data ended and nothing decoded waits.
+int ccurl_decoder_finished(const ccurl_decoder *decoder);
+/// Why decoding failed: the coding's name, a colon, the decoder's reason.
+const char *ccurl_decoder_error(const ccurl_decoder *decoder);
+
 #endif

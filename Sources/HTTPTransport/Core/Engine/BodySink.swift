@@ -165,11 +165,22 @@ final class StreamReceiver: BodySink {
     var isPaused = false
     /// The last time a body byte arrived (or the transfer resumed).
     var lastActivity = ContinuousClock.now
+    /// The body's content decoding: libcurl's is off for a stream (StreamReceiver+Decoding.swift).
+    var decoder: ContentDecoder?
+    /// Bytes at the start of the next chunk that were decoded already (libcurl hands a chunk
+    /// refused with a pause again, from its start).
+    var decodedAhead = 0
+    /// Where decoded bytes land before they join `pending` or the kept body (a coded body's only).
+    var decodeBuffer: UnsafeMutableRawBufferPointer?
 
     init(body: StreamingBody, headTimeout: TimeInterval, stallTimeout: TimeInterval) {
         self.body = body
         self.headTimeout = .milliseconds(CurlEngine.milliseconds(headTimeout))
         self.stallTimeout = .milliseconds(CurlEngine.milliseconds(stallTimeout))
+    }
+
+    deinit {
+        decodeBuffer?.deallocate()
     }
 
     /// The head of the final response arrived. A body that does not stream is kept in memory:
@@ -181,11 +192,17 @@ final class StreamReceiver: BodySink {
         if !streamsBody, !(200..<300).contains(status), !RedirectRule.isRedirect(status) {
             state.memory.cut = Int64(StreamingBody.errorBodyLimit)
         }
+        do {
+            decoder = try ContentDecoder.make(contentEncoding: state.headers.values("Content-Encoding"), url: state.requestURL)
+        } catch {
+            return error
+        }
         return nil
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
+        if let decoder { return receiveCoded(bytes, decoder: decoder, state: state) }
+        return streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
     }
 
     /// A chunk for the consumer: the write callback's return value. libcurl hands over at most
@@ -236,7 +253,7 @@ final class StreamReceiver: BodySink {
         }
     }
 
-    private func stopped(_ state: TransferState) {
+    func stopped(_ state: TransferState) {
         if state.storedError == nil {
             state.storedError = HTTPTransportError(code: .cancelled, message: "The streaming handler stopped the transfer.",
                                                    url: state.requestURL)
@@ -245,8 +262,8 @@ final class StreamReceiver: BodySink {
 
     /// The most bytes gathered before they go to the consumer.
     static let pieceSize = 64 * 1024
-    /// Bytes taken from libcurl and not yet handed to the consumer.
-    private var pending = Data()
+    /// Bytes taken from libcurl (decoded, for a coded body) and not yet handed to the consumer.
+    var pending = Data()
 
     /// Why the transfer must end now, if it must: no head within the request's time-out, or
     /// a silent stream past the stall time-out.
