@@ -148,7 +148,9 @@ static long brotli_step(ccurl_decoder *decoder, ccurl_stage *stage, const unsign
     size_t available_out = capacity;
     BrotliDecoderResult result = BrotliDecoderDecompressStream(stage->brotli, length, input, &available_out, &output, NULL);
     if (result == BROTLI_DECODER_RESULT_ERROR) {
-        return failed(decoder, stage, BrotliDecoderErrorString(BrotliDecoderGetErrorCode(stage->brotli)));
+        char detail[96];
+        snprintf(detail, sizeof detail, "the data is not valid (%s)", BrotliDecoderErrorString(BrotliDecoderGetErrorCode(stage->brotli)));
+        return failed(decoder, stage, detail);
     }
     if (result == BROTLI_DECODER_RESULT_SUCCESS) {
         stage->ended = 1;

@@ -17,6 +17,14 @@ enum CurlErrorMapping {
                         connectionOptions: ConnectionOptions) -> HTTPTransportError {
         let state = transfer.state
         if let recorded = state.storedError { return recorded }
+        if code == CURLE_OUT_OF_MEMORY, state.headersComplete {
+            // libcurl holds what arrives while a transfer is paused, up to 64 MiB, then fails
+            // "Out of memory": the body outgrew what may be held, not the process its memory.
+            return HTTPTransportError(
+                code: .responseTooLarge,
+                message: "The response body grew past the 64 MiB libcurl holds while a transfer is paused (\(transfer.handle.errorMessage ?? "out of memory")).",
+                url: transfer.url, curlCode: Int(code.rawValue), curlMessage: transfer.handle.errorMessage)
+        }
         if let explained = connectionOptions.failure(code: code, handle: transfer.handle,
                                                      context: transfer.handle.connectionContext,
                                                      request: request, url: transfer.url) {
