@@ -66,7 +66,7 @@ final class CompressedStreamTests: XCTestCase {
 
     func testAStreamReadsTheSameBytesAsAPlainSendForEveryCoding() async throws {
         let size = 8 << 20
-        for coding in codings {
+        for coding in codings + ["deflate,gzip"] {
             let endpoint = server.http + "/coded/\(coding)/\(size)"
             let plain = try sendOK(transport, HTTPRequest(endpoint: endpoint)).body
             var streamed = Data()

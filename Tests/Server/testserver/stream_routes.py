@@ -33,6 +33,10 @@ def coded_pattern(coding, n):
         bits = {"gzip": 31, "deflate": 15, "raw-deflate": -15}[coding]
         compressor = zlib.compressobj(6, zlib.DEFLATED, bits)
         body = b"".join([compressor.compress(piece) for piece in pattern_pieces(0, n)] + [compressor.flush()])
+    elif coding == "deflate,gzip":
+        # Two codings: deflate applied first, then gzip (decoded in the other order).
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+        body = compressor.compress(coded_pattern("deflate", n)) + compressor.flush()
     else:
         return None
     with _CODED_LOCK:
@@ -80,7 +84,8 @@ class StreamRoutes:
 
     def r_coded(self, rest):
         """/coded/<coding>/<n>?cut=K&corrupt=1: the first n pattern bytes in <coding> (gzip,
-        deflate, raw-deflate sent as deflate, br, zstd; br and zstd for the fixtures' sizes only),
+        deflate, raw-deflate sent as deflate, deflate,gzip (both), br, zstd; br and zstd for the
+        fixtures' sizes only),
         with X-Decoded-SHA256, in chunks; cut: only the first K coded bytes (the chunked body still
         ends properly); corrupt: coded bytes in the middle overwritten."""
         coding, _, size = rest.partition("/")
@@ -97,7 +102,7 @@ class StreamRoutes:
         if first(self.qs, "corrupt", "") == "1":
             middle = len(body) // 2
             body = body[:middle] + bytes(64) + b"\xff" * 64 + body[middle + 128:]
-        header = "deflate" if coding == "raw-deflate" else coding
+        header = {"raw-deflate": "deflate", "deflate,gzip": "deflate, gzip"}.get(coding, coding)
         self.start_stream(200, [("Content-Encoding", header), ("X-Decoded-SHA256", pattern_sha256(n))], chunked=True)
         if self.command == "HEAD":
             return
