@@ -85,6 +85,7 @@ CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback c
 }
 
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 CURLcode ccurl_unpause(CURL *handle) { return curl_easy_pause(handle, CURLPAUSE_CONT); }
 CURLcode ccurl_pause_receive(CURL *handle) { return curl_easy_pause(handle, CURLPAUSE_RECV); }

@@ -51,6 +51,8 @@ CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback callback)
 
 /// The value a read callback returns to abort the transfer.
 size_t ccurl_readfunc_abort(void);
+/// The value a read callback returns to pause sending (CURL_READFUNC_PAUSE).
+size_t ccurl_readfunc_pause(void);
 /// The value a write callback returns to pause receiving (CURL_WRITEFUNC_PAUSE).
 size_t ccurl_writefunc_pause(void);
 /// Resumes a paused transfer (curl_easy_pause with CURLPAUSE_CONT); call it on the thread that performs.

@@ -34,6 +34,9 @@ extension CurlEngine {
             var info = stat()
             let isRegular = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
             return .streamed(method: custom, size: isRegular ? Int64(info.st_size) : -1)
+        case .stream(let body):
+            state.upload = StreamedUpload(body, timeout: request.timeout, cancellation: state.control.cancellation)
+            return .streamed(method: custom, size: body.length ?? -1)
         case .multipart(let parts):
             // Parts set by a custom encoding or an interceptor are checked here too.
             try HeaderFieldRules.check(parts: parts, url: transfer.url)

@@ -32,8 +32,10 @@ extension RawRequest {
     /// revalidation, an `If-Match` update) is sent once: the first copy may have changed what the
     /// precondition tests, so a resend's answer (412, or 304 for what the first copy replaced)
     /// would not be the answer to the request as the caller made it.
+    /// A streamed body is never: it can be read once.
     var mayBeResentByLibcurl: Bool {
         guard method.isIdempotent else { return false }
+        if case .stream = body { return false }
         guard !headers.isEmpty else { return true }
         // One pass over the fields (most requests have none or a few), not one per name.
         return !headers.contains { field in Self.preconditionFields.contains { field.name.caseInsensitiveEquals($0) } }

@@ -30,6 +30,8 @@ final class TransferLoop: @unchecked Sendable {
     // The loop thread's own.
     @exclusivity(unchecked) private var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     @exclusivity(unchecked) private var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    /// Transfers with a streamed request body (`StreamedUpload`), which may pause for its chunks.
+    @exclusivity(unchecked) private var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
 
     private enum ThreadState { case notStarted, running, stopping, stopped }
 
@@ -145,6 +147,7 @@ final class TransferLoop: @unchecked Sendable {
             for transfer in cancelling where running[transfer.handle.curl] === transfer {
                 remove(transfer, code: transfer.state.cancelled())
             }
+            if !uploads.isEmpty { resumeUploads() }
             var stillRunning: Int32 = 0
             if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
             // Streams first: what a finished stream received in this round still goes out.
@@ -175,6 +178,20 @@ final class TransferLoop: @unchecked Sendable {
             // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
             stream.body.consumer.setWaker { [self] in wake() }
         }
+        if let upload = transfer.state.upload {
+            uploads[curl] = transfer
+            // (The waker goes with the upload's pipe, closed when the transfer ends.)
+            upload.runsOnLoop { [self] in wake() }
+        }
+    }
+
+    /// Resumes the uploads that paused for a chunk which has come since (or their source's end).
+    private func resumeUploads() {
+        for transfer in uploads.values {
+            guard let upload = transfer.state.upload, upload.paused, upload.isReady else { continue }
+            upload.paused = false
+            _ = ccurl_unpause(transfer.handle.curl)
+        }
     }
 
     /// Takes `transfer` off the multi handle (when still on it) and hands its result back; a
@@ -183,6 +200,7 @@ final class TransferLoop: @unchecked Sendable {
         let curl = transfer.handle.curl
         guard running[curl] === transfer else { return }
         running[curl] = nil
+        uploads[curl] = nil
         var code = code
         if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.stream {
             if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {

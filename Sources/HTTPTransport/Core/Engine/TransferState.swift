@@ -71,6 +71,8 @@ final class TransferState {
     @exclusivity(unchecked) var uploadData: Data?
     @exclusivity(unchecked) var uploadOffset = 0
     @exclusivity(unchecked) var uploadFile: Int32 = -1
+    /// A body produced while it is sent; never rewound.
+    @exclusivity(unchecked) var upload: StreamedUpload?
 
     // Resending (RequestResend.swift)
     /// Whether libcurl may send the request again on a fresh connection (idempotent methods).
@@ -129,6 +131,10 @@ final class TransferState {
         if stream != nil { stream = nil }
         if uploadData != nil { uploadData = nil }
         uploadOffset = 0
+        if let upload {
+            upload.close()
+            self.upload = nil
+        }
         if uploadFile >= 0 {
             close(uploadFile)
             uploadFile = -1
@@ -151,6 +157,7 @@ final class TransferState {
         ccurl_header_lines_free(&head.pointee.lines)
         head.deallocate()
         if uploadFile >= 0 { close(uploadFile) }
+        upload?.close()
         if let mime { curl_mime_free(mime) }
     }
 
@@ -258,6 +265,7 @@ final class TransferState {
     // MARK: Upload
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let upload { return upload.read(into: buffer, state: self) }
         if let data = uploadData {
             let count = min(buffer.count, data.count - uploadOffset)
             guard count > 0 else { return 0 }
@@ -284,6 +292,7 @@ final class TransferState {
 
     /// Rewinds the upload (libcurl retries a request on a fresh connection when a reused one died).
     func seekBody(to offset: Int64) -> Bool {
+        if upload != nil { return false }
         if let data = uploadData {
             guard offset >= 0, offset <= Int64(data.count) else { return false }
             uploadOffset = Int(offset)

@@ -4,7 +4,8 @@ import Foundation
 /// interceptors run). The one place that decides "this response is a redirect to follow".
 enum RedirectRule {
     /// The next hop's request; `nil` when `response` is not a redirect to follow (not 301, 302,
-    /// 303, 307 or 308, no `Location`, or a failure); a failure when it must not be followed.
+    /// 303, 307 or 308, no `Location`, or a failure, or it would send a streamed body again); a
+    /// failure when it must not be followed.
     static func nextRequest(after request: RawRequest, response: RawResponse,
                             allowsInsecureRedirects: Bool) -> Swift.Result<RawRequest, HTTPTransportError>? {
         guard response.error == nil, let status = response.statusCode?.rawValue, isRedirect(status),
@@ -30,6 +31,8 @@ enum RedirectRule {
         next.url = target
         next.redirectedFrom = request.url
         let becomesGET = status == 303 ? request.method != .head : (status == 301 || status == 302) && request.method == .post
+        // A streamed body is sent once: a redirect that keeps it (307, 308) is the result.
+        if !becomesGET, case .stream = request.body { return nil }
         if becomesGET {
             next.method = .get
             next.body = nil

@@ -147,6 +147,9 @@ struct CurlCommandBuilder {
             }
         case .file(let url):
             arguments.append("--data-binary " + Shell.quote("@" + url.path))
+        case .stream:
+            // Produced while it was sent, so not here: the command reads it from its input.
+            arguments.append("--data-binary @-")
         case .multipart(let parts):
             for part in parts { appendPart(part) }
         }

@@ -89,7 +89,8 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
     }
 
     func wireRequest(endpoints: ParsedEndpoints?) throws(HTTPTransportError) -> RawRequest {
-        let bodyRule: RequestResolver.BodyRule = if let bodyFile { .file(bodyFile) } else if let data = notes.bodyData { .data(data) } else { .parameters }
+        let bodyRule: RequestResolver.BodyRule = if let bodyFile { .file(bodyFile) } else if let data = notes.bodyData { .data(data) }
+            else if let stream = notes.bodyStream { .stream(stream) } else { .parameters }
         return try RequestResolver.resolve(self, bodyRule: bodyRule, download: download, endpoints: endpoints)
     }
 
@@ -99,6 +100,7 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
         var copy = self
         copy.bodyFile = file
         copy.notes.bodyData = nil
+        copy.notes.bodyStream = nil
         if !copy.headers.keys.contains(where: { $0.caseInsensitiveEquals("Content-Type") }) {
             copy.headers["Content-Type"] = contentType
         }
@@ -113,6 +115,7 @@ public struct HTTPRequest: HTTPRequestEnvelope, NotedRequest {
         var copy = self
         copy.bodyFile = nil
         copy.notes.bodyData = data
+        copy.notes.bodyStream = nil
         if !copy.headers.keys.contains(where: { $0.caseInsensitiveEquals("Content-Type") }), !copy.headerFields.contains("Content-Type") {
             copy.headers["Content-Type"] = contentType
         }

@@ -11,6 +11,8 @@ public struct RawRequest: Sendable {
         case file(URL)
         /// A `multipart/form-data` body; file parts are streamed from disk.
         case multipart([MultipartPart])
+        /// Chunks produced while the body is sent, read once (`StreamedBody`).
+        case stream(StreamedBody)
     }
 
     /// The HTTP method.

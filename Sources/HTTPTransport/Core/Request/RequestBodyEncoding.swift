@@ -16,6 +16,9 @@ enum RequestBodyEncoding {
             try checkReadable(fileURL, url: url)
             setDefault(&headers, "Content-Type", "application/octet-stream")
             return .file(fileURL)
+        case .stream(let body):
+            setDefault(&headers, "Content-Type", "application/octet-stream")
+            return .stream(body)
         case .multipart(let file):
             return .multipart(try multipartParts(file, sets: sets, url: url))
         }

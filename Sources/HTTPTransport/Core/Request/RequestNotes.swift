@@ -15,6 +15,9 @@ struct RequestNotes: Sendable, Hashable {
     var headerFields = HTTPHeaders()
     /// Bytes sent as the raw body (`HTTPRequest.uploading(data:contentType:)`).
     var bodyData: Data?
+    /// A body streamed as it is produced (`HTTPRequest.uploading(stream:length:)` and
+    /// `uploading(length:producer:)`).
+    var bodyStream: StreamedBody?
 
     /// The notes a request built on `base` starts with.
     init(base: HTTPRequest?) {

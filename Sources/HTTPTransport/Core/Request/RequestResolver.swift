@@ -30,6 +30,8 @@ enum RequestResolver {
         case multipart(FileMultipart)
         /// `HTTPRequest.uploading(file:)`: the file streamed as the raw body.
         case file(URL)
+        /// `HTTPRequest.uploading(stream:length:)`, `uploading(length:producer:)`.
+        case stream(StreamedBody)
     }
 
     static func resolve(_ request: some NotedRequest, bodyRule: BodyRule, download: Download? = nil,

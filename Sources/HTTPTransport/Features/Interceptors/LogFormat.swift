@@ -49,6 +49,8 @@ enum LogFormat {
                                redaction: redaction, maxLength: maxLength))
         case .file(let url):
             return ["  <body streamed from file \(url.path)>"]
+        case .stream(let body):
+            return ["  <body streamed as it is produced\(body.length.map { ", \($0) bytes" } ?? "")>"]
         case .multipart(let parts):
             var lines = ["  <multipart/form-data, \(parts.count) part\(parts.count == 1 ? "" : "s")>"]
             for part in parts {

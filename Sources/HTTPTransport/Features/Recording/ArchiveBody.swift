@@ -48,6 +48,8 @@ extension ArchivePostData {
                       text: body.text, comment: body.comment, encoding: body.encoding)
         case .file:
             self.init(mimeType: contentType ?? "", params: [], text: "", comment: "the body was read from a file, not recorded")
+        case .stream:
+            self.init(mimeType: contentType ?? "", params: [], text: "", comment: "the body was streamed as it was produced, not recorded")
         case .multipart(let parts):
             self.init(mimeType: contentType ?? "multipart/form-data", params: parts.map { Self.param($0, redaction: redaction) },
                       text: "", comment: "multipart/form-data: the parts are in params")

@@ -65,9 +65,10 @@ struct RetryStep: SendStep {
 
         /// Whether the attempt's response is the answer, or another attempt follows.
         mutating func decide(after response: RawResponse) -> Decision {
-            // A stream whose consumer got something already is not repeated.
+            // A stream whose consumer got something already is not repeated, nor a streamed
+            // body that was read (idempotency keys included): it cannot be produced again.
             guard let error = response.error, RetryStep.mayRetry(error),
-                  request.streaming?.consumer.isCommitted != true else { return .finish(response) }
+                  request.streaming?.consumer.isCommitted != true, !request.streamedBodyWasRead else { return .finish(response) }
             let context = RetryContext(request: request, sentRequest: response.wasSent ? response.request : nil, error: error,
                                        attempt: number, attemptStarted: attemptStart, firstAttemptStarted: firstStart)
             switch retrier.retry(context) {
