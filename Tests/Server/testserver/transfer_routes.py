@@ -2,6 +2,7 @@
 
 import gzip
 import hashlib
+import time
 
 from .common import LAST_MODIFIED, MULTIPART_BUFFER_LIMIT, PIECE, STATE_LOCK, first, jdump, media_type
 from .handler import reads_body_itself
@@ -84,7 +85,11 @@ class TransferRoutes:
         size = 0
         buf = bytearray() if is_multipart else None
         too_large = False
+        # ?pause_ms=N: a slow reader, N ms after each piece.
+        pause = float(first(self.qs, "pause_ms", "0")) / 1000.0
         for piece in self._iter_body():
+            if pause:
+                time.sleep(pause)
             h.update(piece)
             size += len(piece)
             if buf is not None:
@@ -95,7 +100,9 @@ class TransferRoutes:
                     too_large = True
         result = {"size": size, "sha256": h.hexdigest(), "content_type": ctype,
                   "method": self.command, "multipart": None,
-                  "request_count": self.request_count, "connection_id": self.connection_id}
+                  "request_count": self.request_count, "connection_id": self.connection_id,
+                  "transfer_encoding": self.headers.get("Transfer-Encoding"),
+                  "content_length": self.headers.get("Content-Length")}
         if buf is not None:
             result["multipart"] = parse_multipart(bytes(buf), ctype)
         elif too_large:

@@ -21,7 +21,8 @@ final class StreamedUpload {
     var paused = false
     private var current = Data()
     private var offset = 0
-    private var sent: Int64 = 0
+    /// The body's bytes handed to libcurl (its upload count also has a chunked body's framing).
+    private(set) var sent: Int64 = 0
     private var ended = false
     private var claimed = false
 

@@ -324,7 +324,7 @@ final class TransferState {
             if !final, let last = lastProgressReport, now - last < .milliseconds(100) { return true }
             lastProgressReport = now
             let report = TransferProgress(
-                bytesSent: uploadNow, totalBytesToSend: uploadTotal > 0 ? uploadTotal : nil,
+                bytesSent: upload.map { min(uploadNow, $0.sent) } ?? uploadNow, totalBytesToSend: uploadTotal > 0 ? uploadTotal : nil,
                 bytesReceived: downloadNow, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
             if !progress(report) {
                 storedError = HTTPTransportError(code: .cancelled, message: "The progress handler cancelled the transfer.",
