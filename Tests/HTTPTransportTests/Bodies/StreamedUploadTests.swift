@@ -165,6 +165,23 @@ final class StreamedUploadTests: XCTestCase {
         XCTAssertLessThan(ahead.mostAhead, 12 << 20)
     }
 
+    /// 256 MiB (`STREAMED_UPLOAD_MIB` for another size, e.g. 1024 for a one-off measurement)
+    /// to a server reading slowly: the resident memory stays within a few MiB of where it was.
+    func testResidentMemoryStaysFlatDuringALargeStreamedUpload() async throws {
+        let mib = ProcessInfo.processInfo.environment["STREAMED_UPLOAD_MIB"].flatMap(Int64.init) ?? 256
+        let total = mib << 20
+        let ahead = AheadRecord()
+        let before = residentKiB()
+        let most = Counter()
+        let response = try await transport.send(
+            post("/upload?pause_ms=0.2").uploading(length: total) { ahead.produce(256 << 10, upTo: total) },
+            progress: { ahead.sent($0.bytesSent); most.raise(to: residentKiB()); return true })
+        XCTAssertEqual(try echo(response)["size"] as? Int, Int(total))
+        print("streamed upload of \(mib) MiB: RSS before \(before / 1024) MiB, most during \(most.current / 1024) MiB, "
+              + "producer ahead at most \(ahead.mostAhead >> 10) KiB")
+        XCTAssertLessThan(most.current - before, 32 << 10)
+    }
+
     func testCancellingAnAsyncSendMidUploadEndsItAsCancelled() async throws {
         let started = expectation(description: "the upload started")
         let gate = DispatchSemaphore(value: 0)
@@ -250,7 +267,7 @@ final class AheadRecord: @unchecked Sendable {
             let count = Int(min(Int64(size), total - produced))
             produced += Int64(count)
             most = max(most, produced - bytesSent)
-            return Data(count: count)
+            return Data(repeating: UInt8(truncatingIfNeeded: produced >> 18), count: count)
         }
     }
 
@@ -262,4 +279,13 @@ final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     func increment() -> Int { lock.withLock { value += 1; return value } }
+    func raise(to candidate: Int) { lock.withLock { value = max(value, candidate) } }
+    var current: Int { lock.withLock { value } }
+}
+
+/// This process's resident memory (VmRSS) in KiB.
+func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }

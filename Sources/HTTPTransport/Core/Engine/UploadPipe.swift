@@ -126,10 +126,15 @@ final class UploadPipe: @unchecked Sendable {
         }
         guard head < chunks.count else { return failure.map(Item.failed) ?? .end }
         let chunk = chunks[head]
+        // (Let go at once: a producer that stays ahead never lets the queue run empty.)
+        chunks[head] = Data()
         head += 1
         buffered -= chunk.count
         if head == chunks.count {
             chunks.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= chunks.count {
+            chunks.removeFirst(head)
             head = 0
         }
         let waiter = spaceWaiter
