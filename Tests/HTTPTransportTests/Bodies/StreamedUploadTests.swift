@@ -114,6 +114,21 @@ final class StreamedUploadTests: XCTestCase {
         }
     }
 
+    func testAThrowingSourceDropsItsConnection() throws {
+        let first = try echo(try sendOK(transport, post()))["connection_id"] as? Int
+        let (parts, _) = chunks(3)
+        XCTAssertEqual(transport.send(request: post().uploading(producer: ChunkSource(parts, failing: true).next)).error?.code,
+                       .encodingFailed)
+        let after = try echo(try sendOK(transport, post()))["connection_id"] as? Int
+        XCTAssertNotNil(first)
+        XCTAssertNotEqual(first, after)
+    }
+
+    func testACurlCommandReadsAStreamedBodyFromItsInput() throws {
+        let command = transport.curlCommand(for: post().uploading(producer: { nil }))
+        XCTAssertTrue(command.contains("--data-binary @-"), command)
+    }
+
     func testAStreamedBodyThatWasReadIsNotRetriedEvenWhenThePolicyWould() throws {
         let key = UUID().uuidString
         let retrying = HTTPTransport(retrier: RetryPolicy(retriesNonIdempotentRequests: true, baseDelay: 0.01,
