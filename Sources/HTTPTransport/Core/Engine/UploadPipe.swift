@@ -122,7 +122,8 @@ final class UploadPipe: @unchecked Sendable {
             if now >= deadline || cancellation?.isCancelled == true { return .gaveUp }
             // (In slices, so a cancellation is seen without a waker of its own.)
             let slice = min(deadline - now, .milliseconds(50))
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(slice.components.attoseconds) * 1e-18 + Double(slice.components.seconds)))
+            let seconds = Double(slice.components.seconds) + Double(slice.components.attoseconds) * 1e-18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         guard head < chunks.count else { return failure.map(Item.failed) ?? .end }
         let chunk = chunks[head]
