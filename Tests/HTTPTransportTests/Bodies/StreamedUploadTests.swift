@@ -114,6 +114,16 @@ final class StreamedUploadTests: XCTestCase {
         }
     }
 
+    func testABlockingSendWaitingForASequenceEndsAtItsTimeout() {
+        let (silent, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        continuation.yield(Data("first".utf8))
+        let request = HTTPRequest(httpMethod: .post, endpoint: server.http + "/upload", timeout: 0.5).uploading(stream: silent)
+        let started = ContinuousClock.now
+        XCTAssertEqual(transport.send(request: request).error?.code, .timeout)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+        continuation.finish()
+    }
+
     func testAThrowingSourceDropsItsConnection() throws {
         let first = try echo(try sendOK(transport, post()))["connection_id"] as? Int
         let (parts, _) = chunks(3)
