@@ -5,10 +5,7 @@ import OpenAPIRuntime
 
 /// The library's request for an operation's swift-http-types request and body.
 enum OpenAPIRequest {
-    /// The largest request body read into memory before it is sent.
-    static let maxBufferedBody = 1 << 30
-
-    static func make(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL) async throws -> HTTPTransportRequest {
+    static func make(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL) throws -> HTTPTransportRequest {
         let endpoint = url(baseURL, path: request.path ?? "")
         guard let method = HTTPTransportRequest.HTTPMethod(rawValue: request.method.rawValue) else {
             throw HTTPTransportError(code: .encodingFailed, message: "'\(request.method.rawValue)' is not a method token.", url: endpoint)
@@ -16,13 +13,10 @@ enum OpenAPIRequest {
         var sent = HTTPTransportRequest(httpMethod: method, endpoint: endpoint)
         sent.headerFields = HTTPHeaders(request.headerFields)
         if let body {
-            let data: Data
-            do {
-                data = try await Data(collecting: body, upTo: maxBufferedBody)
-            } catch {
-                throw HTTPTransportError(code: .encodingFailed, message: "Reading the request body failed: \(error)", url: endpoint)
-            }
-            sent = sent.uploading(data: data)
+            // Streamed up as the client produces it, of its declared length or chunked; never
+            // sent twice (no retry, no 307/308 once read).
+            let length: Int64? = if case .known(let count) = body.length { count } else { nil }
+            sent = sent.uploading(stream: body.map { Data($0) }, length: length)
         }
         return sent
     }

@@ -48,7 +48,7 @@ public struct OpenAPITransport: ClientTransport {
 
     public func send(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
-        let sent = try await OpenAPIRequest.make(request, body: body, baseURL: baseURL)
+        let sent = try OpenAPIRequest.make(request, body: body, baseURL: baseURL)
         guard configuration.streamsResponses else {
             let response = try await transport.send(sent)
             let head = HTTPTypes.HTTPResponse(status: .init(code: response.httpStatus.rawValue), headerFields: HTTPFields(response.rawHeaders))
