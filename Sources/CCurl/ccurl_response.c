@@ -94,8 +94,8 @@ static int ccurl_starts_response(const ccurl_response_head *head) {
     return head->complete && head->status < 200;
 }
 
-/// A line that may be a status line (starts with "H") or one of the headers acted on before the
-/// body (starts with "c" or "t"). Out of line: the ordinary line's path stays short.
+/// A line that may be a status line (starts with "H") or one of the two headers acted on before
+/// the body (starts with "c"). Out of line: the ordinary line's path stays short.
 static __attribute__((noinline)) int ccurl_head_special_line(ccurl_response_head *head, const char *line, size_t end) {
     if (end >= 5 && memcmp(line, "HTTP/", 5) == 0 && ccurl_starts_response(head)) {
         // A status line: the first, or the final response's after an interim 1xx block.
@@ -115,9 +115,6 @@ static __attribute__((noinline)) int ccurl_head_special_line(ccurl_response_head
         } else if (end > 16 && line[16] == ':' && head->status >= 200 && ccurl_has_name(line, "content-encoding", 16)) {
             action = CCURL_HEAD_LINE_CONTENT_ENCODING;
         }
-    } else if ((line[0] | 0x20) == 't' && end > 17 && line[17] == ':' && head->status >= 200
-               && ccurl_has_name(line, "transfer-encoding", 17)) {
-        action = CCURL_HEAD_LINE_TRANSFER_ENCODING;
     }
     ccurl_lines_append(&head->lines, line, end);
     return action;
@@ -131,7 +128,7 @@ static inline int ccurl_head_line(ccurl_response_head *head, const char *line, s
         head->complete = head->status >= 0;
         return head->complete && head->status >= 200 ? CCURL_HEAD_LINE_ENDS_FINAL_HEAD : CCURL_HEAD_LINE_TAKEN;
     }
-    if (line[0] == 'H' || (line[0] | 0x20) == 'c' || (line[0] | 0x20) == 't') return ccurl_head_special_line(head, line, end);
+    if (line[0] == 'H' || (line[0] | 0x20) == 'c') return ccurl_head_special_line(head, line, end);
     ccurl_lines_append(&head->lines, line, end);
     return CCURL_HEAD_LINE_TAKEN;
 }

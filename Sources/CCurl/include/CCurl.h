@@ -96,7 +96,6 @@ enum {
     CCURL_HEAD_LINE_TAKEN = 0,             /// nothing
     CCURL_HEAD_LINE_ENDS_FINAL_HEAD = 1,   /// the final response's head is complete: its body follows
     CCURL_HEAD_LINE_CONTENT_ENCODING = 2,  /// a final response's Content-Encoding line (checked before the body)
-    CCURL_HEAD_LINE_TRANSFER_ENCODING = 3, /// a final response's Transfer-Encoding line (checked before the body)
 };
 
 /// Reads one header line as libcurl hands it over (with its CR LF): a status line starts a

@@ -64,20 +64,22 @@ final class TransferOptionsInputsTests: XCTestCase {
         XCTAssertNil(withBody, "a request with a body is not plain")
     }
 
-    func testAnOptionTurnedOffDuringATransferIsTurnedOnForTheSameRequestAgain() throws {
+    func testACodedResponseChangesNoOptionSoTheSameRequestKeepsItsInputs() throws {
         let engine = engine()
         let request = try request()
         let transfer = try engine.prepare(request, control: TransferControl())
-        XCTAssertNotNil(transfer.handle.appliedInputs)
-        // A response in a coding libcurl cannot decode turns decoding off for its transfer.
+        let remembered = transfer.handle.appliedInputs
+        XCTAssertNotNil(remembered)
+        XCTAssertFalse(transfer.handle.applied.decodesContent, "the engine decodes bodies itself")
+        // A response in a coding libcurl cannot decode passes as it came: no option changes.
         for line in ["HTTP/1.1 200 OK", "Content-Encoding: foo", ""] {
             Array((line + "\r\n").utf8).withUnsafeBytes { transfer.state.receiveHeaderLine($0) }
         }
         XCTAssertFalse(transfer.handle.applied.decodesContent)
-        XCTAssertNil(transfer.handle.appliedInputs, "the options no longer are those of the inputs")
+        XCTAssertNotNil(transfer.handle.appliedInputs)
         engine.finish(transfer, code: CURLE_OK)
         let (held, _) = try prepared(request, on: engine)
-        XCTAssertTrue(held.decodesContent)
+        XCTAssertFalse(held.decodesContent)
     }
 
     func testAnotherRouteForTheSameRequestMakesTheOptionsAgain() throws {

@@ -15,6 +15,13 @@ protocol BodySink: AnyObject {
     /// A chunk of the body. On `.abort` the sink has stored why in `state.storedError`, unless
     /// it ended the body on purpose (`MemoryBody.cutShort`).
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer
+    /// Whether the sink decodes a coded body itself (a stream, which decodes no faster than it
+    /// is read); any other sink gets the body decoded (`TransferState+ContentDecoding.swift`).
+    var decodesContent: Bool { get }
+}
+
+extension BodySink {
+    var decodesContent: Bool { false }
 }
 
 /// What a sink says to a chunk of the body.
@@ -165,8 +172,9 @@ final class StreamReceiver: BodySink {
     var isPaused = false
     /// The last time a body byte arrived (or the transfer resumed).
     var lastActivity = ContinuousClock.now
-    /// The body's content decoding: libcurl's is off for a stream (StreamReceiver+Decoding.swift).
+    /// The body's content decoding, done here a piece at a time (StreamReceiver+Decoding.swift).
     var decoder: ContentDecoder?
+    var decodesContent: Bool { true }
     /// Bytes at the start of the next chunk that were decoded already (libcurl hands a chunk
     /// refused with a pause again, from its start).
     var decodedAhead = 0

@@ -1,11 +1,12 @@
 import CCurl
 import Foundation
 
-/// A streamed body's content decoding, done by the engine instead of libcurl (`ccurl_decoder`):
-/// libcurl decodes everything it read at once, and while a stream is paused it holds what it
-/// decoded (up to 64 MiB, then "Out of memory"), so a small compressed read could become tens of
-/// mebibytes held per stream. Decoded here, a body decodes only as far as its consumer has room
-/// for; the input not yet decoded stays with libcurl (`StreamReceiver`).
+/// A body's content decoding, done by the engine instead of libcurl (`ccurl_decoder`), for every
+/// transfer (`TransferState+ContentDecoding.swift`). For a stream this matters most: libcurl
+/// decodes everything it read at once, and while a stream is paused it holds what it decoded (up
+/// to 64 MiB, then "Out of memory"), so a small compressed read could become tens of mebibytes
+/// held per stream. Decoded here, a body decodes only as far as its consumer has room for; the
+/// input not yet decoded stays with libcurl (`StreamReceiver`).
 ///
 /// The codings are libcurl's (`CurlEngine.decodesEveryContentCoding`): a body listing one this
 /// build cannot decode passes through as it came, as a body in memory does.
@@ -15,13 +16,27 @@ final class ContentDecoder {
     let codings: String
     /// Whether any input went in: an empty body needs no end of the coded data.
     private(set) var tookInput = false
+    /// Where decoded bytes land (`outputBuffer`), freed with the decoder.
+    private var output: UnsafeMutableRawBufferPointer?
 
     private init(decoder: OpaquePointer, codings: String) {
         self.decoder = decoder
         self.codings = codings
     }
 
-    deinit { ccurl_decoder_free(decoder) }
+    deinit {
+        ccurl_decoder_free(decoder)
+        output?.deallocate()
+    }
+
+    /// A buffer of `size` bytes for the decoded output, the same one on every call.
+    func outputBuffer(_ size: Int) -> UnsafeMutableRawBufferPointer {
+        if let output, output.count == size { return output }
+        output?.deallocate()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        output = buffer
+        return buffer
+    }
 
     /// The decoder for a response's `Content-Encoding` values (in order): nil when the body
     /// passes as it came (no coding but `identity`, or one libcurl would not decode either).

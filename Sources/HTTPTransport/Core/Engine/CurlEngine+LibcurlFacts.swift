@@ -10,8 +10,19 @@ extension CurlEngine {
         return String(cString: version)
     }()
 
+    /// The libcurl version as libcurl numbers it (`0xXXYYZZ`: 7.88.1 is `0x075801`).
+    static let libcurlVersionNumber: UInt32 = {
+        ccurl_global_init()
+        return curl_version_info(CURLVERSION_TENTH).map { UInt32($0.pointee.version_num) } ?? 0
+    }()
+
+    /// Whether this libcurl refuses a response whose `Transfer-Encoding` lists a coding other than
+    /// `chunked` and `identity` (libcurl 8 does, as it reads the header: "Unsolicited
+    /// Transfer-Encoding"; 7.88 passes such a body on as it came, as browsers do).
+    static var refusesUnknownTransferCodings: Bool { libcurlVersionNumber >= 0x08_00_00 }
+
     /// The content encodings this libcurl decodes, as it lists them in `Accept-Encoding` for
-    /// `CURLOPT_ACCEPT_ENCODING ""` (which stays set, so libcurl decodes the response). The
+    /// `CURLOPT_ACCEPT_ENCODING ""` (the engine decodes them itself, `ContentDecoder`). The
     /// engine writes the header itself, once per header list, instead of libcurl formatting its
     /// own copy on every transfer; a test checks it equals what libcurl sends.
     static let acceptEncoding = decodedContentCodings.joined(separator: ", ")
@@ -35,13 +46,13 @@ extension CurlEngine {
         return names
     }()
 
-    /// Whether libcurl can decode every coding a `Content-Encoding` value lists (names compared
-    /// ignoring case, empty list members skipped, as libcurl reads them); of a
-    /// `Transfer-Encoding` value (`transfer`), every one but `chunked`, which libcurl always takes off.
-    static func decodesEveryContentCoding(_ value: String, transfer: Bool = false) -> Bool {
+    /// Whether every coding a `Content-Encoding` value lists is one this libcurl decodes (names
+    /// compared ignoring case, empty list members skipped, as libcurl reads them): the codings
+    /// its `Accept-Encoding` offers, which the engine's own decoder decodes (`ContentDecoder`).
+    static func decodesEveryContentCoding(_ value: String) -> Bool {
         value.split(separator: ",").allSatisfy { member in
             let name = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
-            return name.isEmpty || decodableContentCodings.contains(name) || (transfer && name == "chunked")
+            return name.isEmpty || decodableContentCodings.contains(name)
         }
     }
 

@@ -125,8 +125,8 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
             reportsProgress: transfer.state.control.isSet,
             tls: tls, refusesResend: refusesResend,
-            // A stream decodes its body itself, no faster than it is read (ContentDecoder).
-            decodesContent: request.streaming == nil)
+            // The engine decodes bodies itself (ContentDecoder), a stream's no faster than it is read.
+            decodesContent: false)
     }
 
     /// Runs the transfer on this thread, with the driver it needs (`TransferDriver`).
@@ -152,7 +152,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
                 code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
                 url: transfer.url), metrics: metrics)
         }
-        if let error = state.stream?.unfinishedDecoding(state) { return failed(request, transfer, error, metrics: metrics) }
+        if let error = state.unfinishedDecoding() { return failed(request, transfer, error, metrics: metrics) }
         if state.control.progress != nil {
             _ = state.progress(downloadTotal: metrics.bytesReceived, downloadNow: metrics.bytesReceived,
                                uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)

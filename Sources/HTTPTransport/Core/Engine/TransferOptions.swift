@@ -37,9 +37,9 @@ struct TransferOptions: Equatable {
     /// `CURLOPT_PREREQFUNCTION`: the pre-request callback runs, which refuses a resend
     /// (RequestResend.swift); only for a request libcurl must not send again by itself.
     var refusesResend = false
-    /// `CURLOPT_HTTP_CONTENT_DECODING`: on when a transfer starts, except for a stream, which
-    /// decodes its body itself (`ContentDecoder`); the header callback turns it off for a
-    /// response whose coding libcurl cannot decode (TransferState.swift).
+    /// `CURLOPT_HTTP_CONTENT_DECODING`: off for every transfer, whose body the engine decodes
+    /// itself (`ContentDecoder`); libcurl still sends its `Accept-Encoding`. (The record starts
+    /// at libcurl's default, on.)
     var decodesContent = true
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).

@@ -54,6 +54,8 @@ final class TransferState {
     @exclusivity(unchecked) var download: DownloadFile? {
         didSet { sinkChanged(to: download ?? memory) }
     }
+    /// The decoder of a coded body going to memory or a file (a stream decodes its own).
+    @exclusivity(unchecked) var bodyDecoder: ContentDecoder?
     /// The streamed body's receiver, when the body streams.
     @exclusivity(unchecked) var stream: StreamReceiver? {
         didSet { sinkChanged(to: stream ?? memory) }
@@ -129,6 +131,7 @@ final class TransferState {
         if storedError != nil { storedError = nil }
         if download != nil { download = nil }
         if stream != nil { stream = nil }
+        if bodyDecoder != nil { bodyDecoder = nil }
         if uploadData != nil { uploadData = nil }
         uploadOffset = 0
         if let upload {
@@ -190,62 +193,40 @@ final class TransferState {
     }
 
     /// Acts on what the last header line asked (`ccurl_response_head.action`): the final head
-    /// is complete, so the body's sink begins; or a final response's `Content-Encoding` or
-    /// `Transfer-Encoding`, which must be known before the body.
+    /// is complete, so the body's sink begins; or a final response's `Content-Encoding`, whose
+    /// body the engine decodes (`TransferState+ContentDecoding.swift`), so it cannot go to memory
+    /// by the C write callback alone.
     func headLineAsks(_ bytes: UnsafeRawBufferPointer) {
         switch Int(head.pointee.action) {
         case CCURL_HEAD_LINE_ENDS_FINAL_HEAD:
             if let status = statusCode { beginBody(status: status) }
         case CCURL_HEAD_LINE_CONTENT_ENCODING:
-            passUnknownContentCodingThrough(Self.value(of: bytes, nameLength: 16))
-        case CCURL_HEAD_LINE_TRANSFER_ENCODING:
-            passUnknownContentCodingThrough(Self.value(of: bytes, nameLength: 17), transfer: true)
+            memory.takesBody = false
         default:
             break
         }
     }
 
-    /// The value of a header line whose name has `nameLength` letters: after the colon, to the
-    /// line's end without its CR LF.
-    private static func value(of line: UnsafeRawBufferPointer, nameLength: Int) -> UnsafeRawBufferPointer {
-        var end = line.count
-        while end > nameLength + 1, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: line[min(nameLength + 1, end)..<end])
-    }
-
     /// The most a declared `Content-Length` makes the state reserve before the body arrives.
     static let declaredLengthReservation = Int64(CCURL_DECLARED_LENGTH_RESERVATION)
 
-    /// A final response's `Content-Encoding` naming a coding this libcurl cannot decode: the
-    /// body is passed on as it came, with its header (as browsers and curl without
-    /// `--compressed` do), instead of libcurl failing the transfer with "Unrecognized content
-    /// encoding type". libcurl 7.88 checks `CURLOPT_HTTP_CONTENT_DECODING` when it writes each
-    /// body chunk, so turning it off here, before the body, takes effect for this response;
-    /// the handle's record says it is off, so the next transfer on it turns it on again.
-    /// The same for a `Transfer-Encoding` (`transfer`) naming a coding other than `chunked` that
-    /// libcurl cannot decode, as browsers do (the HTTP caching tests send one): `chunked` is
-    /// still taken off, and a `Content-Encoding` of the same response is then left on too (its
-    /// header says so). (libcurl 8 refuses such a response while it reads the line, before this
-    /// callback: "Unsolicited Transfer-Encoding".)
-    private func passUnknownContentCodingThrough(_ value: UnsafeRawBufferPointer, transfer: Bool = false) {
-        guard let handle, handle.applied.decodesContent,
-              !CurlEngine.decodesEveryContentCoding(String(decoding: value, as: UTF8.self), transfer: transfer) else { return }
-        _ = ccurl_setopt_long(handle.curl, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        handle.applied.decodesContent = false
-        handle.appliedInputs = nil
-    }
-
     // MARK: Body
 
-    /// The final response's head arrived: the sink learns its status.
+    /// The final response's head arrived: the sink learns its status, and a coded body gets its
+    /// decoder (unless its sink decodes it itself).
     private func beginBody(status: Int) {
-        if let error = sink.begin(status: status, state: self) { storedError = error }
+        if let error = sink.begin(status: status, state: self) {
+            storedError = error
+        } else if !memory.takesBody, !sink.decodesContent {
+            beginDecoding()
+        }
     }
 
     /// A chunk of the body for the sink. Returns the number of bytes taken (or libcurl's pause
     /// value); anything else makes libcurl abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if storedError != nil { return 0 }
+        if let bodyDecoder { return receiveDecoded(bytes, decoder: bodyDecoder) }
         switch sink.receive(bytes, state: self) {
         case .proceed: return bytes.count
         case .pause: return ccurl_writefunc_pause()
