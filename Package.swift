@@ -92,6 +92,19 @@ let package = Package(
             path: "Examples/DependentRequests"
         ),
         .executableTarget(
+            name: "OpenAPIClient",
+            dependencies: [
+                "HTTPTransport",
+                "HTTPTransportOpenAPI",
+                "ExampleServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/OpenAPIClient",
+            // The OpenAPI document Generated/ was made from.
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+        ),
+        .executableTarget(
             name: "Middleware",
             dependencies: ["HTTPTransport", "ExampleServer"],
             path: "Examples/Middleware"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every example program (Demo, DependentRequests, Middleware, WorkerDaemon) with
+# Builds and runs every example program (Demo, DependentRequests, Middleware, OpenAPIClient, WorkerDaemon) with
 # bounded arguments, and checks each one: its exit status and the lines it must print. Every
 # example starts its own server on 127.0.0.1; nothing leaves the machine.
 #
@@ -138,6 +138,16 @@ check "exits 0" [ "$status" -eq 0 ]
 check "all its checks passed" has '^Middleware: all [0-9]+ checks passed$'
 check "error bodies became BankError values" has 'insufficientFunds: Balance'
 check "the stub answered without a server" has 'stubbed overdraft: insufficientFunds: stubbed'
+check "no unexpected result" lacks 'UNEXPECTED'
+show_on_failure
+
+# --- OpenAPIClient: a generated client over OpenAPITransport ------------------------------
+start OpenAPIClient
+run OpenAPIClient
+check "exits 0" [ "$status" -eq 0 ]
+check "all its checks passed" has '^OpenAPIClient: all [0-9]+ checks passed$'
+check "a 422 and a 404 reached the client as documented cases" has_all '^   422: ' '^   404: not_found'
+check "the export streamed every line" has '^   1000 lines$'
 check "no unexpected result" lacks 'UNEXPECTED'
 show_on_failure
 
