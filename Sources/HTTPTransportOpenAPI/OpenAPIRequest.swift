@@ -33,9 +33,15 @@ enum OpenAPIRequest {
 /// A streamed response body for the generated client.
 enum OpenAPIResponseBody {
     /// The stream's body as an `HTTPBody` of the declared length, iterated once; dropping it
-    /// unread drops the stream, which stops the transfer.
+    /// unread drops the stream, which stops the transfer. A coded body arrives decoded, so its
+    /// `Content-Length` (the coded size) is not its length.
     static func body(of stream: HTTPResponseStream) -> HTTPBody {
-        let length: HTTPBody.Length = stream.header(named: "Content-Length").flatMap(Int64.init).map { .known($0) } ?? .unknown
+        let coded = stream.headerValues(for: "Content-Encoding").joined(separator: ",").split(separator: ",").contains { member in
+            let name = member.trimmingCharacters(in: .whitespaces).lowercased()
+            return !name.isEmpty && name != "identity"
+        }
+        let declared = coded ? nil : stream.header(named: "Content-Length").flatMap(Int64.init)
+        let length: HTTPBody.Length = declared.map { .known($0) } ?? .unknown
         return HTTPBody(stream.body, length: length, iterationBehavior: .single)
     }
 }

@@ -151,6 +151,25 @@ final class StreamedUploadTests: XCTestCase {
         XCTAssertEqual(count["count"] as? Int, 1)
     }
 
+    func testAnAsyncSendThatFailsBeforeReadingLeavesItsSourceUntouchedForTheRetry() async throws {
+        // The loop must not start pulling the source before libcurl asks for the first byte: an
+        // attempt that never connected would drop what it pulled, and the retry would send the rest.
+        let pulls = Protected(0)
+        let retrying = HTTPTransport(retrier: RetryPolicy(maxAttempts: 3, retriesNonIdempotentRequests: true, baseDelay: 0.01))
+        let refused = HTTPRequest(httpMethod: .post, endpoint: "http://127.0.0.1:\(TestServer.closedPort())/upload")
+            .uploading(length: 3) {
+                pulls.withLock { $0 += 1 }
+                return Data("abc".utf8)
+            }
+        do {
+            _ = try await retrying.send(refused)
+            XCTFail("nothing listens there")
+        } catch {
+            XCTAssertEqual(error.code, .cannotConnect, "the connection's failure, not a body's")
+        }
+        XCTAssertEqual(pulls.withLock { $0 }, 0, "no attempt read the body, so none pulled it")
+    }
+
     func testA307WithAStreamedBodyIsTheResultNotFollowed() async throws {
         let (parts, _) = chunks(3)
         for status in [307, 308] {

@@ -201,7 +201,10 @@ final class StreamReceiver: BodySink {
             state.memory.cut = Int64(StreamingBody.errorBodyLimit)
         }
         do {
-            decoder = try ContentDecoder.make(contentEncoding: state.headers.values("Content-Encoding"), url: state.requestURL)
+            // (Once: the blank line ending chunked trailers must not bring a fresh decoder.)
+            if decoder == nil {
+                decoder = try ContentDecoder.make(contentEncoding: state.headers.values("Content-Encoding"), url: state.requestURL)
+            }
         } catch {
             return error
         }

@@ -32,11 +32,16 @@ final class StreamedUpload {
         self.cancellation = cancellation
     }
 
-    /// The transfer runs on the loop: the source starts off it, and `waker` runs when a chunk
-    /// comes after the callback paused.
+    /// Runs when a chunk comes after the callback paused (the loop's transfers).
+    private var waker: (@Sendable () -> Void)?
+
+    /// The transfer runs on the loop: the source will run off it, and `waker` runs when a chunk
+    /// comes after the callback paused. The source is not touched yet: it starts at the first
+    /// read, once the body is claimed, so an attempt that fails before libcurl reads anything
+    /// (no connection) leaves the body unread for a retry.
     func runsOnLoop(waker: @escaping @Sendable () -> Void) {
         onLoop = true
-        startPipe().setWaker(waker)
+        self.waker = waker
     }
 
     /// Whether a paused upload has something to send now (or its end or failure).
@@ -47,6 +52,7 @@ final class StreamedUpload {
         if let pipe { return pipe }
         let pipe = UploadPipe()
         self.pipe = pipe
+        if let waker { pipe.setWaker(waker) }
         switch body.source {
         case .sequence(let pull):
             pump = Task { await pull(pipe) }

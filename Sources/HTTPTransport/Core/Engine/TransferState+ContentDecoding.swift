@@ -15,7 +15,9 @@ extension TransferState {
     /// The final head listed content codings: the body gets a decoder, or passes as it came
     /// (only `identity`, or a coding this build cannot decode: the header stays, as browsers do).
     func beginDecoding() {
-        guard storedError == nil else { return }
+        // (Once per transfer: chunked trailers end with a blank line libcurl hands over too, and a
+        // fresh decoder then would hide a body whose coded data was cut short.)
+        guard storedError == nil, bodyDecoder == nil else { return }
         do {
             bodyDecoder = try ContentDecoder.make(contentEncoding: headers.values("Content-Encoding"), url: requestURL)
         } catch {

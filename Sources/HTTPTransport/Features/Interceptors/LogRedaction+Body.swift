@@ -17,15 +17,16 @@ extension LogRedaction {
 
     /// The body to show, by these rules:
     /// - a form body (`application/x-www-form-urlencoded`) has its secret fields hidden;
-    /// - a JSON body (a `…json` type, or a generic type and a body starting with `{` or `[`)
+    /// - a JSON body (a type naming `json`, or a generic type and a body whose first byte past
+    ///   white space and a byte-order mark is `{` or `[`)
     ///   has its secret fields hidden at any depth, and the secrets of URLs in its strings
     ///   (it is then re-serialized with sorted keys); NDJSON line by line;
     /// - other UTF-8 text is shown as it is;
     /// - bytes that are not UTF-8 text are shown only for media types that cannot hold fields
     ///   (`image/…`, `audio/…`, `video/…`, `font/…`, PDF and archives).
     ///
-    /// Everything else is `.omitted`: a JSON body larger than `maximumParsedBodySize` or that is
-    /// not valid JSON, a form body that is not UTF-8, and binary data of any other type
+    /// Everything else is `.omitted`: a JSON body larger than `maximumParsedBodySize` or that
+    /// does not parse (declared, or read as JSON by its first byte), a form body that is not UTF-8, and binary data of any other type
     /// (`application/octet-stream`, protocol buffers, text in another encoding), which could
     /// carry a secret no rule can find. With redaction disabled every body is shown.
     public func redactBody(_ data: Data, contentType: String?) -> RedactedBody {
@@ -38,15 +39,16 @@ extension LogRedaction {
             let redacted = URLTextRedactor(secretNames: pairNames).redactPairs(text)
             return .shown(redacted == text ? data : Data(redacted.utf8))
         }
-        let declaresJSON = mediaType.hasSuffix("json")
+        // (`json` anywhere: `application/json`, `…+json`, JSON lines as `jsonl`, `x-ndjson`, `json-seq`.)
+        let declaresJSON = mediaType.contains("json")
         let looksLikeJSON = (mediaType.isEmpty || mediaType == "text/plain" || mediaType == "application/octet-stream")
-            && data.first.map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } == true
+            && Self.startsLikeJSON(data)
         if declaresJSON || (looksLikeJSON && isText) {
             guard data.count <= Self.maximumParsedBodySize else {
                 return .omitted(reason: "a JSON body of \(data.count) bytes is larger than the \(Self.maximumParsedBodySize) bytes parsed to hide its secret fields")
             }
             if let redacted = redactedJSON(data) ?? redactedJSONLines(data) { return .shown(redacted) }
-            if declaresJSON { return .omitted(reason: "a body of type \(mediaType) that is not valid JSON cannot be redacted") }
+            return .omitted(reason: "a body of type \(mediaType.isEmpty ? "unknown" : mediaType) that reads as JSON but does not parse cannot be redacted")
         }
         if isText || Self.isOpaqueMedia(mediaType) { return .shown(data) }
         return .omitted(reason: "binary data of type \(mediaType.isEmpty ? "unknown" : mediaType) cannot be redacted field by field")
@@ -59,6 +61,15 @@ extension LogRedaction {
         case .shown(let shown): return shown
         case .omitted(let reason): return Data("<body left out: \(reason)>".utf8)
         }
+    }
+
+    /// Whether the body's first byte after a byte-order mark and white space opens a JSON
+    /// object or array.
+    private static func startsLikeJSON(_ data: Data) -> Bool {
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let first = bytes.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// The media type of a `Content-Type` value, lower-cased, without parameters.
