@@ -208,3 +208,35 @@ size_t ccurl_write_callback(char *buffer, size_t size, size_t count, void *userd
     }
     return slot->write(buffer, size, count, userdata);
 }
+
+// MARK: - The request head as sent
+
+void ccurl_sent_head_clear(ccurl_sent_head *head) {
+    head->buffer.count = 0;
+    head->complete = 1;
+}
+
+void ccurl_sent_head_free(ccurl_sent_head *head) {
+    ccurl_header_lines_free(&head->buffer);
+}
+
+static int ccurl_debug_callback(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata) {
+    (void)handle;
+    if (type != CURLINFO_HEADER_OUT) return 0;
+    ccurl_sent_head *head = userdata;
+    ccurl_header_lines *buffer = &head->buffer;
+    if (head->complete) buffer->count = 0;
+    size_t needed = buffer->count + size;
+    if (needed > buffer->capacity && !ccurl_lines_grow(buffer, needed)) return 0;
+    memcpy(buffer->bytes + buffer->count, data, size);
+    buffer->count = needed;
+    head->complete = needed >= 4 && memcmp(buffer->bytes + needed - 4, "\r\n\r\n", 4) == 0;
+    return 0;
+}
+
+CURLcode ccurl_set_sent_head(CURL *handle, ccurl_sent_head *head) {
+    ccurl_sent_head_clear(head);
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGDATA, (void *)head);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, ccurl_debug_callback);
+}

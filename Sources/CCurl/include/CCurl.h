@@ -156,6 +156,24 @@ size_t ccurl_header_callback(char *buffer, size_t size, size_t count, void *user
 /// anything else (another sink, the limit, the cut, no memory) goes on to `slot->write`.
 size_t ccurl_write_callback(char *buffer, size_t size, size_t count, void *userdata);
 
+// MARK: - The request head as sent (the debug callback, in C)
+
+/// The last request head a transfer sent, as libcurl wrote it (request line, header lines, blank
+/// line). `complete`: the bytes so far end a head, so the next head replaces them (a resend,
+/// an auth round or a 100-continue retry sends the head again: the last one is kept).
+typedef struct ccurl_sent_head {
+    ccurl_header_lines buffer;  /// the bytes as written (CR LF kept; `has_fold` unused)
+    int complete;
+} ccurl_sent_head;
+
+/// Empties the head for a new transfer (keeping its memory).
+void ccurl_sent_head_clear(ccurl_sent_head *head);
+/// Frees the head's memory.
+void ccurl_sent_head_free(ccurl_sent_head *head);
+/// Sets CURLOPT_DEBUGFUNCTION to a callback that keeps the CURLINFO_HEADER_OUT bytes in `head`
+/// and returns at once for every other kind (libcurl calls it only while CURLOPT_VERBOSE is 1).
+CURLcode ccurl_set_sent_head(CURL *handle, ccurl_sent_head *head);
+
 // MARK: - Transfer information
 
 /// The figures of the last transfer, read in one call (times in microseconds; 0 when unknown).

@@ -24,7 +24,7 @@ extension CurlEngine: LoopEngine {
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
                                                    engine: transfer.state.stream == nil ? nil : self))
         defer { finish(transfer, code: code) }
-        return response(to: request, of: transfer, code: code)
+        return withSentHead(response(to: request, of: transfer, code: code), of: transfer)
     }
 
     /// Whether a transfer waits for a connection being opened to its origin, in case it can

@@ -53,7 +53,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         }
         let code = perform(transfer, request: request)
         defer { finish(transfer, code: code) }
-        return response(to: request, of: transfer, code: code)
+        return withSentHead(response(to: request, of: transfer, code: code), of: transfer)
     }
 
     // MARK: Steps
@@ -93,6 +93,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
                 ? TransferOptions.Inputs(request, url: url, control: control, proxy: proxy) : nil
         }
         handle.transferSlot.pointee.state = transfer.state.opaque
+        if request.keepsSentHead { ccurl_sent_head_clear(handle.sentHead) }
         return transfer
     }
 
@@ -126,7 +127,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             reportsProgress: transfer.state.control.isSet,
             tls: tls, refusesResend: refusesResend,
             // The engine decodes bodies itself (ContentDecoder), a stream's no faster than it is read.
-            decodesContent: false)
+            decodesContent: false, keepsSentHead: request.keepsSentHead)
     }
 
     /// Runs the transfer on this thread, with the driver it needs (`TransferDriver`).

@@ -33,6 +33,9 @@ final class EasyHandle: @unchecked Sendable {
     /// whose response head and body in memory the C callbacks fill (`ccurl_header_callback`,
     /// `ccurl_write_callback`); the head's memory stays from one transfer to the next.
     let transferState = TransferState()
+    /// The request head the last transfer sent, kept by the debug callback (set once here; libcurl
+    /// calls it only while `CURLOPT_VERBOSE` is on, see `TransferOptions.keepsSentHead`).
+    let sentHead: UnsafeMutablePointer<ccurl_sent_head>
 
     init?() {
         ccurl_global_init()
@@ -46,6 +49,9 @@ final class EasyHandle: @unchecked Sendable {
                                                         body: transferState.memory.bodyPointer,
                                                         header: curlHeaderCallback, write: curlWriteCallback))
         _ = ccurl_set_callback_userdata(curl, transferSlot)  // (only stores the pointer)
+        sentHead = .allocate(capacity: 1)
+        sentHead.initialize(to: ccurl_sent_head(buffer: ccurl_header_lines(bytes: nil, count: 0, capacity: 0, has_fold: 0), complete: 1))
+        _ = ccurl_set_sent_head(curl, sentHead)
         transferState.belongs(to: self)
     }
 
@@ -55,6 +61,8 @@ final class EasyHandle: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         transferSlot.deallocate()
+        ccurl_sent_head_free(sentHead)
+        sentHead.deallocate()
     }
 
     /// Hands one header line to the handle's header callback, as libcurl does during a transfer.

@@ -41,6 +41,10 @@ struct TransferOptions: Equatable {
     /// itself (`ContentDecoder`); libcurl still sends its `Accept-Encoding`. (The record starts
     /// at libcurl's default, on.)
     var decodesContent = true
+    /// `CURLOPT_VERBOSE`: the debug callback keeps the request head as sent (`EasyHandle.sentHead`),
+    /// only for a request whose pipeline records it (`RawRequest.keepsSentHead`): verbose costs on
+    /// every transfer.
+    var keepsSentHead = false
 
     /// The options of a handle that no transfer has used yet (libcurl's defaults).
     static var libcurlDefaults: TransferOptions {
@@ -73,6 +77,7 @@ struct TransferOptions: Equatable {
         let headerFields: [HTTPHeaders.Field]
         let timeout: TimeInterval
         let reportsProgress: Bool
+        let keepsSentHead: Bool
         /// The proxy the session decided on for the request (nil: left to libcurl), which may
         /// change between two sends of one request (the environment's variables, read each time).
         let proxy: String?
@@ -85,13 +90,14 @@ struct TransferOptions: Equatable {
             headerFields = request.headers.isEmpty ? [] : request.headers.fields
             timeout = request.timeout
             reportsProgress = control.isSet
+            keepsSentHead = request.keepsSentHead
             self.proxy = proxy
         }
 
         /// Whether `request` is plain and these are its inputs.
         func match(_ request: RawRequest, url: String, control: TransferControl, proxy: String?) -> Bool {
             Self.isPlain(request) && timeout == request.timeout && method == request.method
-                && reportsProgress == control.isSet && self.proxy == proxy
+                && reportsProgress == control.isSet && self.proxy == proxy && keepsSentHead == request.keepsSentHead
                 && self.url == url && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
         }
 
@@ -146,7 +152,7 @@ struct TransferOptions: Equatable {
         timeoutMilliseconds != held.timeoutMilliseconds || connectTimeoutMilliseconds != held.connectTimeoutMilliseconds
             || maxFileSize != held.maxFileSize || reportsProgress != held.reportsProgress
             || forbidsReuse != held.forbidsReuse || decodesContent != held.decodesContent
-            || refusesResend != held.refusesResend
+            || refusesResend != held.refusesResend || keepsSentHead != held.keepsSentHead
     }
 
     /// The numeric and on/off options that differ from what the handle holds.
@@ -159,6 +165,7 @@ struct TransferOptions: Equatable {
         if reportsProgress != held.reportsProgress { try handle.set(CURLOPT_NOPROGRESS, !reportsProgress) }
         if forbidsReuse != held.forbidsReuse { try handle.set(CURLOPT_FORBID_REUSE, forbidsReuse) }
         if decodesContent != held.decodesContent { try handle.set(CURLOPT_HTTP_CONTENT_DECODING, decodesContent) }
+        if keepsSentHead != held.keepsSentHead { try handle.set(CURLOPT_VERBOSE, keepsSentHead) }
         if refusesResend != held.refusesResend {
             try handle.check(ccurl_set_prereq_callback(handle.curl, refusesResend ? curlPrereqCallback : nil), CURLOPT_PREREQFUNCTION)
         }

@@ -4,14 +4,24 @@
 /// transfer threads.
 struct EngineStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        next.pipeline.session.engine.execute(request, control: next.control)
+        let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
+        return next.pipeline.session.engine.execute(request, control: next.control)
     }
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
+        let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
         let session = next.pipeline.session
         let control = next.control
         if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
         let engine = session.engine
         return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }
+    }
+
+    /// `request`, asking the engine for the head it sends when the pipeline records it.
+    private static func marked(_ request: RawRequest, keepsSentHead: Bool) -> RawRequest {
+        guard keepsSentHead, !request.keepsSentHead else { return request }
+        var request = request
+        request.keepsSentHead = true
+        return request
     }
 }

@@ -28,6 +28,9 @@ final class SendPipeline: Sendable {
     let retrier: (any HTTPRetrier)?
     /// The steps a send walks (the session's list for a send, with or without retries).
     let steps: [any SendStep]
+    /// Whether a response interceptor wants the request head as sent (`RecordsSentRequestHead`):
+    /// the engine step then asks the engine for it.
+    let keepsSentHead: Bool
 
     /// A transport's pipeline.
     init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
@@ -36,6 +39,7 @@ final class SendPipeline: Sendable {
         self.requestInterceptors = requestInterceptors
         self.responseInterceptors = responseInterceptors
         interceptsSuccesses = responseInterceptors.map(\.interceptsSuccesses)
+        keepsSentHead = responseInterceptors.contains { $0 is any RecordsSentRequestHead }
         self.validatesStatus = validatesStatus
         self.retrier = retrier
         steps = session.sendSteps(retries: retrier != nil)
@@ -49,6 +53,7 @@ final class SendPipeline: Sendable {
         requestInterceptors = []
         responseInterceptors = []
         interceptsSuccesses = []
+        keepsSentHead = false
         validatesStatus = false
         retrier = nil
     }

@@ -38,6 +38,13 @@ public struct RawRequest: Sendable {
         set { storage.fields.urlText = newValue }
     }
 
+    /// Whether the engine keeps the request head as libcurl sent it (`RawResponse.sentHeaders`):
+    /// set for a pipeline that records it (`RecordsSentRequestHead`).
+    var keepsSentHead: Bool {
+        get { storage.fields.keepsSentHead }
+        set { storage.fields.keepsSentHead = newValue }
+    }
+
     /// `url.absoluteString`, the kept text when there is one.
     var urlString: String { storage.fields.urlText ?? storage.fields.url.absoluteString }
     /// The header fields, in order; repeated names allowed.
@@ -93,6 +100,7 @@ public struct RawRequest: Sendable {
         var redirectedFrom: URL?
         var requestID: String?
         var urlText: String?
+        var keepsSentHead = false
     }
 
     private var storage: CopyOnWrite<Fields>

@@ -47,6 +47,8 @@ public struct RawResponse: Sendable {
         @usableFromInline var error: HTTPTransportError?
         @usableFromInline var metrics: TransferMetrics
         @usableFromInline var fileURL: URL?
+        /// The request's header lines as libcurl sent them (`RawRequest.keepsSentHead`).
+        @usableFromInline var sentHeaders: HTTPHeaders? = nil
     }
 
     /// The fields, kept behind one reference (copy-on-write): a response passes through the
@@ -83,6 +85,14 @@ public struct RawResponse: Sendable {
     var headerDictionary: [String: String] {
         let storage = storage
         return storage.headerDictionary.value { storage.fields.headers.dictionary }
+    }
+
+    /// The request's header fields as they went on the wire, libcurl's own (`Host`,
+    /// `User-Agent`, `Accept-Encoding`, …) included; nil unless the request asked for them
+    /// (`RawRequest.keepsSentHead`) and a head was sent.
+    var sentHeaders: HTTPHeaders? {
+        get { storage.fields.sentHeaders }
+        set { fields.sentHeaders = newValue }
     }
 
     /// Whether `request` went to the engine: `false` when a request interceptor failed the hop

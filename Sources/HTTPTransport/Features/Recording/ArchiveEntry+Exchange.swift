@@ -10,7 +10,7 @@ extension ArchiveEntry {
         self.init(
             startedDateTime: Self.timestamp(now.addingTimeInterval(-metrics.total)),
             time: timings.total,
-            request: ArchiveRequest(response.request, metrics: metrics, httpVersion: httpVersion, redaction: redaction),
+            request: ArchiveRequest(response.request, sentHeaders: response.sentHeaders, metrics: metrics, httpVersion: httpVersion, redaction: redaction),
             response: ArchiveResponse(response, httpVersion: httpVersion, redaction: redaction),
             timings: timings,
             serverIPAddress: metrics.remoteAddress.isEmpty ? nil : metrics.remoteAddress,
@@ -32,7 +32,11 @@ extension ArchiveEntry {
 }
 
 extension ArchiveRequest {
-    init(_ request: RawRequest, metrics: TransferMetrics, httpVersion: String, redaction: LogRedaction) {
+    /// `sentHeaders`: the header fields as libcurl sent them, recorded instead of the request's
+    /// own when the engine has them (a failure before the head went out has none).
+    init(_ request: RawRequest, sentHeaders: HTTPHeaders?, metrics: TransferMetrics, httpVersion: String,
+         redaction: LogRedaction) {
+        let headers = sentHeaders ?? request.headers
         let url = redaction.redactedURL(request.url)
         let postData = ArchivePostData(request, redaction: redaction)
         var bodySize = 0
@@ -43,8 +47,8 @@ extension ArchiveRequest {
             method: request.method.rawValue,
             url: url,
             httpVersion: httpVersion,
-            cookies: redaction.archivedRequestCookies(request.headers),
-            headers: redaction.archivedHeaders(request.headers),
+            cookies: redaction.archivedRequestCookies(headers),
+            headers: redaction.archivedHeaders(headers),
             queryString: Self.queryString(of: url),
             postData: postData,
             bodySize: bodySize)

@@ -18,7 +18,7 @@ import Foundation
 /// _ = transport.send(request: HTTPRequest(endpoint: "https://api.example.com/user"))
 /// try recorder.write(to: URL(fileURLWithPath: "session.har"))
 /// ```
-public final class HTTPArchiveRecorder: HTTPResponseInterceptor, Sendable {
+public final class HTTPArchiveRecorder: HTTPResponseInterceptor, RecordsSentRequestHead, Sendable {
     /// What is hidden in the archive.
     public let redaction: LogRedaction
     private let entries = Locked<[ArchiveEntry]>([])
