@@ -5,7 +5,9 @@ import Foundation
 /// and write. Replay the file with `HTTPArchiveEngine`.
 ///
 /// Add it as a response interceptor; it sees every hop (a redirect's response too), failures
-/// included, and keeps one entry per hop, in the order the exchanges ended. Secrets are hidden by
+/// included, and keeps one entry per hop, in the order the exchanges ended. The request headers
+/// are those libcurl sent (its `Host`, `User-Agent`, `Accept-Encoding`, … too), which turns
+/// libcurl's verbose mode on for the transfers of a pipeline it is part of. Secrets are hidden by
 /// the log rules of `redaction` (headers, user info and query values of URLs, JSON and form body
 /// fields); a hidden `Cookie` or `Set-Cookie` keeps its cookie names and hides their values.
 /// Media bodies that are not UTF-8 text (images, audio, fonts, …) are recorded in base64; a body
