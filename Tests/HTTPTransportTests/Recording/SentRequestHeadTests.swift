@@ -21,6 +21,19 @@ final class SentRequestHeadTests: XCTestCase {
         XCTAssertEqual(entry.request.headers.map { $0.name.lowercased() }, received.compactMap { $0.first?.lowercased() })
     }
 
+    func test_aRequestsOwnRecorderRecordsTheContentLengthOfAPOSTAsSent() throws {
+        let recorder = HTTPArchiveRecorder()
+        let request = HTTPRequest(httpMethod: .post, endpoint: server.http + "/anything", responseInterceptors: [recorder])
+            .with(parameters: ["note": "hello"], encoding: .form)
+        let received = try XCTUnwrap(try echo(try sendOK(HTTPTransport(), request))["headers"] as? [[String]])
+
+        let entry = try XCTUnwrap(archiveEntries(recorder).first)
+        let sent = received.first { $0.first?.lowercased() == "content-length" }?.last
+        XCTAssertNotNil(sent)
+        XCTAssertEqual(entry.request.header("Content-Length"), sent)
+        XCTAssertEqual(entry.request.header("Host"), received.first { $0.first?.lowercased() == "host" }?.last)
+    }
+
     func test_anAuthorizationHeaderSetByAnInterceptorIsRecordedRedacted() throws {
         let recorder = HTTPArchiveRecorder()
         let transport = HTTPTransport(requestInterceptors: [SetHeaderInterceptor(name: "Authorization", value: "Bearer secret")],
