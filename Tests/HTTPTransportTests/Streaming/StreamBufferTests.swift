@@ -34,8 +34,26 @@ final class StreamBufferTests: XCTestCase {
         XCTAssertFalse(buffer.wantsMore)  // half full: not yet
         XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: true))
         XCTAssertTrue(buffer.wantsMore)
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))  // woken already
+        XCTAssertTrue(buffer.resume())
         XCTAssertFalse(buffer.isPaused)
-        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))
+    }
+
+    func testAPausedTransferIsWokenAgainWhenWhatItHandedOverRefilledTheBufferBeforeItLooked() {
+        var buffer = StreamBuffer(limit: 64 * 1024)
+        while buffer.offer(chunk) == .more {}
+        _ = buffer.take()
+        _ = buffer.take()
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: true))  // 16 KiB left: wakes
+        // Before its look the paused transfer hands over what it had gathered: past half again.
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertFalse(buffer.resume())
+        XCTAssertTrue(buffer.isPaused)
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: false))  // half: not yet
+        XCTAssertEqual(buffer.take(), .chunk(chunk, resumes: true))   // below half: wakes again
+        XCTAssertTrue(buffer.resume())
+        XCTAssertFalse(buffer.isPaused)
     }
 
     func testAReadSlowerThanTheTransferNeverHoldsMoreThanTheLimit() {

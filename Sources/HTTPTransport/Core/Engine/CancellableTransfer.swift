@@ -78,7 +78,8 @@ struct CancellableTransfer: TransferDriver {
             state.storedError = error
             return CURLE_OPERATION_TIMEDOUT
         }
-        if stream.isPaused, stream.body.consumer.wantsMore {
+        // (The look comes after the hand-over above, and re-arms the consumer's wake-up.)
+        if stream.isPaused, stream.body.consumer.resume() {
             // (Unpausing hands the held chunk to the write callback at once, which may pause again.)
             stream.isPaused = false
             stream.lastActivity = .now

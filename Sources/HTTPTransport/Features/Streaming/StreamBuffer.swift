@@ -5,6 +5,13 @@ import Foundation
 /// fit in `limit` bytes; a full buffer answers `.pause` and the transfer waits until the
 /// consumer has taken it below half, so a slowly read stream of any length holds at most
 /// `limit` bytes (plus a piece offered `evenIfFull`, and the one chunk taken last).
+///
+/// The hand-off back is two-sided: the transfer is paused from its `.pause` until it looks
+/// (`resume()`, on its own thread, between rounds) and finds room. Only that look ends the pause:
+/// the bytes a paused transfer still hands over at a round's end can fill the buffer past half
+/// again after the consumer took it below, and the consumer must then wake the transfer again
+/// when it next makes room. Each look re-arms the consumer's wake-up, so whatever the interleaving
+/// a paused transfer is never left asleep while the buffer has room.
 struct StreamBuffer {
     /// How a stream ended.
     enum End: Equatable {
@@ -38,8 +45,11 @@ struct StreamBuffer {
     private var first = 0
     /// Bytes offered and not yet taken.
     private(set) var bufferedBytes = 0
-    /// The transfer was told to pause and waits for `wantsMore`.
+    /// The transfer was told to pause and has not gone on since (`resume()`).
     private(set) var isPaused = false
+    /// The consumer woke the paused transfer since the transfer last looked (one wake-up a look,
+    /// however many chunks the consumer takes meanwhile).
+    private var woke = false
     /// How the transfer ended (chunks may still wait before it).
     private(set) var end: End?
 
@@ -84,9 +94,19 @@ struct StreamBuffer {
             chunks.removeFirst(first)
             first = 0
         }
-        let resumes = isPaused && wantsMore
-        if resumes { isPaused = false }
+        let resumes = isPaused && wantsMore && !woke
+        if resumes { woke = true }
         return .chunk(chunk, resumes: resumes)
+    }
+
+    /// The paused transfer's look between its rounds, after it handed over what it gathered:
+    /// `true` when it may go on (and is no longer paused). Either way the consumer wakes it again
+    /// the next time it takes a chunk with room to spare.
+    mutating func resume() -> Bool {
+        woke = false
+        guard wantsMore else { return false }
+        isPaused = false
+        return true
     }
 
     /// The transfer ended: the consumer gets the chunks still waiting, then `end`.

@@ -69,6 +69,8 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
 
     var wantsMore: Bool { lock.withLock { buffer.wantsMore } }
 
+    func resume() -> Bool { lock.withLock { buffer.resume() } }
+
     var lastTaken: ContinuousClock.Instant? { lock.withLock { taken } }
 
     func setWaker(_ waker: (@Sendable () -> Void)?) { lock.withLock { self.waker = waker } }

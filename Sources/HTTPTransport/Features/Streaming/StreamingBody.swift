@@ -10,6 +10,9 @@ protocol StreamingConsumer: AnyObject, Sendable {
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer
     /// Whether a paused transfer may go on (the consumer took enough).
     var wantsMore: Bool { get }
+    /// The paused transfer's look, on its thread: `true` when it may go on now; when not, the
+    /// consumer calls the waker once it has made room.
+    func resume() -> Bool
     /// When the consumer last took a chunk (nil: it takes each as it comes, never pausing).
     var lastTaken: ContinuousClock.Instant? { get }
     /// The running transfer's wake-up (nil once it ended): taking chunks calls it, so the
@@ -24,6 +27,7 @@ protocol StreamingConsumer: AnyObject, Sendable {
 
 extension StreamingConsumer {
     var lastTaken: ContinuousClock.Instant? { nil }
+    func resume() -> Bool { wantsMore }
 }
 
 /// A consumer's answer to a chunk.
