@@ -17,6 +17,10 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // openapi.sh: the OpenAPI transports OpenAPITransport is compared with.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         // soak.sh: connection reuse and memory over 10,000 sequential GETs.
@@ -58,6 +62,29 @@ let package = Package(
         .executableTarget(
             name: "LargeBodies",
             dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
+        ),
+        // openapi.sh: a generated client's small GETs and streamed download over one transport per
+        // executable, so each process's CPU time and peak memory are that transport's own.
+        .target(
+            name: "OpenAPIBench",
+            dependencies: ["BenchSupport", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            // The OpenAPI document Generated/ was made from.
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+        ),
+        .executableTarget(
+            name: "OpenAPIOverHTTPTransport",
+            dependencies: ["OpenAPIBench", .product(name: "HTTPTransportOpenAPI", package: library)]
+        ),
+        .executableTarget(
+            name: "OpenAPIOverAsyncHTTPClient",
+            dependencies: [
+                "OpenAPIBench",
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ]
+        ),
+        .executableTarget(
+            name: "OpenAPIOverURLSession",
+            dependencies: ["OpenAPIBench", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession")]
         ),
     ],
     swiftLanguageModes: [.v6]
