@@ -2,7 +2,8 @@
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
 // Run it through the scripts beside this file: run.sh (the clients), fanout.sh (many requests in
-// flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh and handshake-storm.sh.
+// flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh, handshake-storm.sh and
+// openapi.sh (OpenAPI transports).
 import Foundation
 import PackageDescription
 

@@ -10,7 +10,8 @@
 # Wall: the timed part (after a warm-up for the GETs); CPU: user + system time of the whole
 # process; peak RSS: VmHWM of the process.
 #
-# Environment: GETS (default 2000), BIG_MIB (default 256), REPS (default 3), KEEP=1 (keep the
+# Environment: GETS (default 2000), BIG_MIB (default 256), REPS (default 3), CLIENTS (default
+# "OpenAPIOverHTTPTransport OpenAPIOverAsyncHTTPClient OpenAPIOverURLSession"), KEEP=1 (keep the
 # work directory).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,7 +24,7 @@ GETS=${GETS:-2000}
 BIG_MIB=${BIG_MIB:-256}
 REPS=${REPS:-3}
 BIG_BYTES=$((BIG_MIB * 1024 * 1024))
-CLIENTS=(OpenAPIOverHTTPTransport OpenAPIOverAsyncHTTPClient OpenAPIOverURLSession)
+read -r -a CLIENTS <<<"${CLIENTS:-OpenAPIOverHTTPTransport OpenAPIOverAsyncHTTPClient OpenAPIOverURLSession}"
 
 echo "openapi.sh: building (release)" >&2
 swift_build_products "${CLIENTS[@]}"
