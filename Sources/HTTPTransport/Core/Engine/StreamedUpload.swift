@@ -79,7 +79,8 @@ final class StreamedUpload {
     }
 
     private func next(url: String) -> Next {
-        if pipe == nil, case .producer(let produce) = body.source {
+        // (A blocking send calls a producer right here; on the loop it runs off the loop's thread.)
+        if pipe == nil, !onLoop, case .producer(let produce) = body.source {
             do {
                 return try produce().map(Next.chunk) ?? .end
             } catch {
