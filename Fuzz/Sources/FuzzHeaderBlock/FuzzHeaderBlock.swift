@@ -70,12 +70,12 @@ private func plainReading(_ lines: [[UInt8]]) -> (fields: [HTTPHeaders.Field], s
     return (read, status)
 }
 
-/// The status code of a status line: the token after the first run of spaces, 1 to 9 digits.
+/// The status code of a status line: the token after the first run of spaces, exactly 3 digits.
 private func plainStatus(_ line: ArraySlice<UInt8>) -> Int? {
     let space = UInt8(ascii: " ")
     guard let firstSpace = line.firstIndex(of: space) else { return nil }
     let token = line[firstSpace...].drop { $0 == space }.prefix { $0 != space }
-    guard (1...9).contains(token.count), token.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+    guard token.count == 3, token.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
     return Int(String(decoding: token, as: UTF8.self))
 }
 
