@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "HTTPTransportHTTPTypes", targets: ["HTTPTransportHTTPTypes"]),
         // A ClientTransport for swift-openapi-generator's clients.
         .library(name: "HTTPTransportOpenAPI", targets: ["HTTPTransportOpenAPI"]),
+        // Host limits, circuits, retry budgets and the cache shared through Redis (hiredis).
+        .library(name: "HTTPTransportRedis", targets: ["HTTPTransportRedis"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -67,6 +69,11 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(
+            name: "HTTPTransportRedis",
+            dependencies: ["HTTPTransport", "CHiredis", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "ExampleServer",
             path: "Examples/ExampleServer"
@@ -115,6 +122,7 @@ let package = Package(
                 "HTTPTransport",
                 "HTTPTransportHTTPTypes",
                 "HTTPTransportOpenAPI",
+                "HTTPTransportRedis",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,12 +3,12 @@
 # libcurl (OpenSSL flavour) and OpenSSL headers, the decoders' headers (zlib, brotli, zstd: a
 # stream's content decoding), libpsl and the public-suffix list, the test
 # server's Python packages, and the real peers the tests start themselves on loopback (tinyproxy,
-# microsocks, nginx; never run as system services). Sourced by scripts/demo.sh and scripts/test.sh.
+# microsocks, nginx, redis-server; never run as system services; hiredis for HTTPTransportRedis). Sourced by scripts/demo.sh and scripts/test.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
 
 need_apt=()
-for package in libcurl4-openssl-dev libssl-dev libpsl-dev zlib1g-dev libbrotli-dev libzstd-dev publicsuffix python3 curl tinyproxy microsocks; do
+for package in libcurl4-openssl-dev libssl-dev libpsl-dev zlib1g-dev libbrotli-dev libzstd-dev publicsuffix python3 curl tinyproxy microsocks libhiredis-dev redis-server; do
     dpkg -s "$package" >/dev/null 2>&1 || need_apt+=("$package")
 done
 need_apt+=($(nginx_if_missing))

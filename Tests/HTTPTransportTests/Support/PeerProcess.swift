@@ -96,6 +96,15 @@ final class PeerProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Sends `signal` to the process (`SIGSTOP` freezes it: it still accepts connections, as the
+    /// kernel does that, but answers nothing until `SIGCONT`).
+    func send(_ signal: Int32) {
+        lock.withLock {
+            guard let pid, !exited else { return }
+            kill(pid, signal)
+        }
+    }
+
     /// The text of one of the peer's files (a log).
     func read(_ file: String) -> String {
         (try? String(contentsOfFile: path(file), encoding: .utf8)) ?? ""

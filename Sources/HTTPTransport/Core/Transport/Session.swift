@@ -75,6 +75,9 @@ public final class Session: Sendable {
         public var hostLimits: HostLimits?
         /// Stops sending to an origin that keeps failing, or nil (the default) for never. See `CircuitBreaker`.
         public var circuitBreaker: CircuitBreaker?
+        /// Where the host limits, circuits and retry budget are shared with other sessions and
+        /// processes, or nil (the default) for this session's own. See `SharedOriginState`.
+        public var sharedState: (any SharedOriginState)?
 
         // Concurrency (README "Concurrency")
         /// The most connections the session's transfer loop (async sends, `send(requests:)`,
@@ -110,6 +113,8 @@ public final class Session: Sendable {
     let cacheConnectionIdentity: String
     /// The per-origin step (host limits, circuit breaker); nil when neither is configured.
     let originGuard: OriginGuard?
+    /// The way to `configuration.sharedState`, or nil.
+    let sharedState: SharedStateLink?
     /// The engine's way to run an exchange without holding a thread (libcurl's transfer loop);
     /// nil for other engines, which run on `asyncThreads`.
     let loopEngine: (any LoopEngine)?
@@ -143,7 +148,8 @@ public final class Session: Sendable {
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
             idleTimeout: 30)
         cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
-        originGuard = OriginGuard(configuration: configuration, clock: clock)
+        sharedState = SharedStateLink(configuration: configuration)
+        originGuard = OriginGuard(configuration: configuration, shared: sharedState, clock: clock)
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)

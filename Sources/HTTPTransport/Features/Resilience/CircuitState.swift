@@ -50,7 +50,7 @@ struct CircuitState: Sendable {
         guard let openedAt else { return .send }
         if now < openedAt + breaker.openDuration { return .refuse(openRefusal) }
         if let probeRefusal { return .refuse(probeRefusal) }
-        probeRefusal = "The circuit for \(origin) is open; its open time is over, and the one probe, sent at \(Self.format(date)), has not answered yet, so nothing was sent. The circuit closes when the probe succeeds."
+        probeRefusal = Self.probeRefusal(origin, since: date)
         return .probe
     }
 
@@ -80,8 +80,17 @@ struct CircuitState: Sendable {
     private mutating func open(now: TimeInterval, date: Date, after why: String) {
         openedAt = now
         probeRefusal = nil
-        let until = date.addingTimeInterval(breaker.openDuration)
-        openRefusal = "The circuit for \(origin) is open since \(Self.format(date)) until \(Self.format(until)) after \(why); nothing was sent. The first send after that probes the origin."
+        openRefusal = Self.openRefusal(origin, since: date, until: date.addingTimeInterval(breaker.openDuration), after: why)
+    }
+
+    /// What a send gets while the circuit is open.
+    static func openRefusal(_ origin: Origin, since: Date, until: Date, after why: String) -> String {
+        "The circuit for \(origin) is open since \(format(since)) until \(format(until)) after \(why); nothing was sent. The first send after that probes the origin."
+    }
+
+    /// What a send gets while the circuit's probe is under way.
+    static func probeRefusal(_ origin: Origin, since: Date) -> String {
+        "The circuit for \(origin) is open; its open time is over, and the one probe, sent at \(format(since)), has not answered yet, so nothing was sent. The circuit closes when the probe succeeds."
     }
 
     /// How the circuit counts an exchange's response.

@@ -9,8 +9,10 @@ import Foundation
 final class OriginGuard: Sendable {
     let limits: HostLimits?
     let breaker: CircuitBreaker?
-    fileprivate let clock: ResilienceClock
-    fileprivate let origins = Locked(OriginTable())
+    /// Where the buckets, pauses and circuits are shared with other sessions, or nil.
+    let shared: SharedStateLink?
+    let clock: ResilienceClock
+    let origins = Locked(OriginTable())
 
     /// What the session knows about one origin.
     struct OriginState: Sendable {
@@ -25,10 +27,11 @@ final class OriginGuard: Sendable {
         }
     }
 
-    init?(configuration: Session.Configuration, clock: ResilienceClock = .system) {
+    init?(configuration: Session.Configuration, shared: SharedStateLink? = nil, clock: ResilienceClock = .system) {
         guard configuration.hostLimits != nil || configuration.circuitBreaker != nil else { return nil }
         limits = configuration.hostLimits
         breaker = configuration.circuitBreaker
+        self.shared = shared
         self.clock = clock
     }
 
@@ -41,7 +44,7 @@ final class OriginGuard: Sendable {
     /// Sends `request` through `network` when the origin's circuit and limits let it, in time.
     func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
               network: (RawRequest) -> RawResponse) -> RawResponse {
-        var pass = Pass(request, admission: admit(Origin(request.url)))
+        var pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
         if pass.needsTurn(limits) {
             var turn = beginTurn(pass)
             while case .wait(let seconds, let reason) = turn.step(self) {
@@ -56,7 +59,7 @@ final class OriginGuard: Sendable {
     /// The same for an async send: its waits hold no thread.
     func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
               network: (RawRequest) async -> RawResponse) async -> RawResponse {
-        var pass = Pass(request, admission: admit(Origin(request.url)))
+        var pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
         if pass.needsTurn(limits) {
             var turn = beginTurn(pass)
             while case .wait(let seconds, let reason) = turn.step(self) {
@@ -74,13 +77,17 @@ final class OriginGuard: Sendable {
         let origin: Origin
         var request: RawRequest
         var admission: CircuitState.Admission
+        /// Whether the shared store gave the admission (its outcome then goes there).
+        var sharedCircuit: Bool
+        /// Whether the shared store gave the token (it then goes back there).
+        var sharedToken = false
         /// Why it must not be sent, when its turn did not come.
         var failure: HTTPTransportError?
 
-        init(_ request: RawRequest, admission: CircuitState.Admission) {
+        init(_ request: RawRequest, _ admission: (CircuitState.Admission, shared: Bool)) {
             origin = Origin(request.url)
             self.request = request
-            self.admission = admission
+            (self.admission, sharedCircuit) = admission
         }
 
         func needsTurn(_ limits: HostLimits?) -> Bool { limits != nil && !admission.isRefusal }
@@ -90,13 +97,13 @@ final class OriginGuard: Sendable {
     /// or nil to send.
     private func enter(_ pass: inout Pass, telemetry: SendTelemetry) -> RawResponse? {
         if let failure = pass.failure {
-            if pass.admission == .probe { record(.neutral, pass.origin, probe: true) }
+            if pass.admission == .probe { record(.neutral, pass) }
             return RawResponse(request: pass.request, error: failure)
         }
         // The circuit may have opened while this send waited; then its token goes back.
         if limits != nil, pass.admission == .send {
-            pass.admission = admit(pass.origin)
-            if pass.admission.isRefusal { giveBack(pass.origin) }
+            (pass.admission, pass.sharedCircuit) = admit(pass.origin, lease: pass.request.timeout)
+            if pass.admission.isRefusal { giveBack(pass) }
         }
         guard case .refuse(let message) = pass.admission else { return nil }
         telemetry.circuitRefused(host: pass.origin.host, port: pass.origin.port)
@@ -106,15 +113,22 @@ final class OriginGuard: Sendable {
 
     /// What the response tells the circuit and the limits.
     private func leave(_ pass: Pass, _ response: RawResponse) -> RawResponse {
-        if breaker != nil { record(CircuitState.outcome(of: response), pass.origin, probe: pass.admission == .probe) }
+        if breaker != nil { record(CircuitState.outcome(of: response), pass) }
         if let limits, limits.pausesOnRetryAfter { pauseIfAsked(by: response, pass.origin) }
         return response
     }
 
     // MARK: Circuit breaker
 
-    private func admit(_ origin: Origin) -> CircuitState.Admission {
-        guard let breaker else { return .send }
+    /// What the circuit says (the shared one's when there is one and it answers), and whether
+    /// the shared store said it.
+    private func admit(_ origin: Origin, lease: TimeInterval) -> (CircuitState.Admission, shared: Bool) {
+        guard let breaker else { return (.send, false) }
+        if let admission = sharedAdmission(origin, breaker: breaker, lease: lease) { return (admission, true) }
+        return (localAdmission(origin, breaker: breaker), false)
+    }
+
+    private func localAdmission(_ origin: Origin, breaker: CircuitBreaker) -> CircuitState.Admission {
         let now = clock.now()
         let date = clock.date()
         return update(origin, now: now) { state in
@@ -123,7 +137,13 @@ final class OriginGuard: Sendable {
         }
     }
 
-    private func record(_ outcome: CircuitState.Outcome, _ origin: Origin, probe: Bool) {
+    private func record(_ outcome: CircuitState.Outcome, _ pass: Pass) {
+        let probe = pass.admission == .probe
+        if pass.sharedCircuit, let breaker, sharedRecord(outcome, pass.origin, breaker: breaker, probe: probe) { return }
+        recordLocally(outcome, pass.origin, probe: probe && !pass.sharedCircuit)
+    }
+
+    private func recordLocally(_ outcome: CircuitState.Outcome, _ origin: Origin, probe: Bool) {
         let now = clock.now()
         let date = clock.date()
         origins.withLock { origins in
@@ -178,7 +198,7 @@ final class OriginGuard: Sendable {
         mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendTelemetry) {
             let now = guardian.clock.now()
             if !completed || waitEndsAtDeadline {
-                if hasToken { guardian.giveBack(pass.origin) }
+                if hasToken { guardian.giveBack(pass) }
                 pass.failure = !completed ? guardian.cancelledError(pass.origin, pass.request)
                     : guardian.timeoutError(pass.origin, pass.request, waited: now - start, reason: reason)
                 return
@@ -190,7 +210,15 @@ final class OriginGuard: Sendable {
     private func beginTurn(_ pass: Pass) -> Turn {
         let start = clock.now()
         let deadline = start + max(0, pass.request.timeout)
-        return Turn(pass: pass, start: start, deadline: deadline, reserved: reserve(pass.origin, start: start, deadline: deadline))
+        var pass = pass
+        let reserved: (due: TimeInterval, hasToken: Bool)
+        if let limits, let turn = sharedReserve(pass.origin, limits: limits, start: start, deadline: deadline) {
+            reserved = turn
+            pass.sharedToken = limits.requestsPerSecond != nil
+        } else {
+            reserved = reserve(pass.origin, start: start, deadline: deadline)
+        }
+        return Turn(pass: pass, start: start, deadline: deadline, reserved: reserved)
     }
 
     enum WaitReason: String {
@@ -213,10 +241,11 @@ final class OriginGuard: Sendable {
         }
     }
 
-    fileprivate func giveBack(_ origin: Origin) {
-        guard limits?.requestsPerSecond != nil else { return }
+    fileprivate func giveBack(_ pass: Pass) {
+        guard let limits, limits.requestsPerSecond != nil else { return }
+        if pass.sharedToken, sharedGiveBack(pass.origin, limits: limits) { return }
         let now = clock.now()
-        origins.withLock { $0[origin]?.bucket?.giveBack(now: now) }
+        origins.withLock { $0[pass.origin]?.bucket?.giveBack(now: now) }
     }
 
     /// A `429` or `503` with a readable `Retry-After` holds every send to the origin until then.
@@ -228,12 +257,13 @@ final class OriginGuard: Sendable {
         let now = clock.now()
         let until = now + min(delay, 86_400)
         update(origin, now: now) { $0.pausedUntil = max($0.pausedUntil, until) }
+        sharedPause(origin, seconds: min(delay, 86_400))
     }
 
     /// Runs `body` on the origin's state (a new one the first time) under the lock; a new
     /// origin may first make the table forget idle ones (`OriginTable`).
     @discardableResult
-    private func update<Result: Sendable>(_ origin: Origin, now: TimeInterval,
+    func update<Result: Sendable>(_ origin: Origin, now: TimeInterval,
                                           _ body: (inout OriginState) -> Result) -> Result {
         origins.withLock { origins in
             if origins[origin] == nil { origins.makeRoom(now: now) }

@@ -5,7 +5,9 @@ import Logging
 extension RetryPolicy {
     /// Adds the idempotency key to a `POST`/`PATCH` without one, and counts the send for the budget.
     public func prepareFirstAttempt(_ request: RawRequest) -> RawRequest {
-        budgetLedger?.recordFirstAttempt()
+        if budgetLedger != nil, sharedBudget?.tell({ $0.recordFirstAttempt(budget: budget ?? RetryBudget()) }) != true {
+            budgetLedger?.recordFirstAttempt()
+        }
         guard let idempotencyKeyHeader else { return request }
         return IdempotencyKey.adding(to: request, header: idempotencyKeyHeader)
     }
@@ -20,7 +22,7 @@ extension RetryPolicy {
     /// the retry may go (it is then counted).
     func budgetRefusal(_ context: RetryContext) -> HTTPTransportError? {
         guard let ledger = budgetLedger else { return nil }
-        let verdict = ledger.takeRetry()
+        let verdict = sharedVerdict(ledger) ?? ledger.takeRetry()
         guard !verdict.allowed else { return nil }
         let request = context.request
         let why = "the retry budget is spent: \(verdict.retries) retries in the last \(RetryBudget.window) s, "
@@ -33,4 +35,21 @@ extension RetryPolicy {
     }
 
     static let logger = Logger(label: "HTTPTransport")
+
+    /// `retrier`, its budget counted in the session's shared store when it is a `RetryPolicy`
+    /// with a budget and the session has one (the policy's own counts while the store is out).
+    static func countingBudget(of retrier: any HTTPRetrier, in shared: SharedStateLink?) -> any HTTPRetrier {
+        guard let shared, var policy = retrier as? RetryPolicy, policy.budget != nil else { return retrier }
+        policy.sharedBudget = shared
+        return policy
+    }
+
+    /// The shared budget's verdict, or nil when there is none or the store did not answer.
+    private func sharedVerdict(_ ledger: RetryBudgetLedger) -> RetryBudgetLedger.Verdict? {
+        let budget = ledger.budget
+        guard let verdict = sharedBudget?.ask({ $0.takeRetry(budget: budget) }) else { return nil }
+        let limit = budget.ratio * Double(verdict.firstAttempts) + budget.minimumPerSecond * Double(RetryBudget.window)
+        return RetryBudgetLedger.Verdict(allowed: verdict.allowed, retries: verdict.retries,
+                                         firstAttempts: verdict.firstAttempts, limit: limit)
+    }
 }

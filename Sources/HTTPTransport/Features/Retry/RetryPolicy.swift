@@ -54,6 +54,9 @@ public struct RetryPolicy: HTTPRetrier {
     public let idempotencyKeyHeader: String?
     /// The counts behind `budget`, shared by the policy's copies.
     let budgetLedger: RetryBudgetLedger?
+    /// The session's shared store, where the budget counts when it answers (set by `RetryStep`
+    /// for the sends of a session with `sharedState`).
+    var sharedBudget: SharedStateLink?
 
     /// A policy.
     /// - Parameters:

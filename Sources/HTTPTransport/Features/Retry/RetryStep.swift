@@ -7,7 +7,7 @@ import Foundation
 struct RetryStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
         guard let retrier = next.pipeline.retrier else { return next.proceed(request) }
-        var attempts = Attempts(retrier: retrier, resolved: request)
+        var attempts = Attempts(retrier: retrier, resolved: request, shared: next.pipeline.session.sharedState)
         while true {
             attempts.begin()
             switch attempts.decide(after: next.proceed(attempts.request)) {
@@ -22,7 +22,7 @@ struct RetryStep: SendStep {
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
         guard let retrier = next.pipeline.retrier else { return await next.proceed(request) }
-        var attempts = Attempts(retrier: retrier, resolved: request)
+        var attempts = Attempts(retrier: retrier, resolved: request, shared: next.pipeline.session.sharedState)
         while true {
             attempts.begin()
             switch attempts.decide(after: await next.proceed(attempts.request)) {
@@ -46,9 +46,9 @@ struct RetryStep: SendStep {
         private var next: RawRequest?
         private var lastError: HTTPTransportError?
 
-        init(retrier: any HTTPRetrier, resolved: RawRequest) {
-            self.retrier = retrier
-            request = retrier.prepareFirstAttempt(resolved)
+        init(retrier: any HTTPRetrier, resolved: RawRequest, shared: SharedStateLink?) {
+            self.retrier = RetryPolicy.countingBudget(of: retrier, in: shared)
+            request = self.retrier.prepareFirstAttempt(resolved)
         }
 
         enum Decision {

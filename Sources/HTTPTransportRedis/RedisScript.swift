@@ -1,0 +1,39 @@
+import Foundation
+
+/// A Lua script run on the Redis server: one atomic round trip (`EVALSHA`, the script's digest,
+/// loaded with `SCRIPT LOAD` the first time; `EVAL` with the source when the server forgot it,
+/// after a restart or `SCRIPT FLUSH`).
+final class RedisScript: @unchecked Sendable {
+    let source: String
+    private let lock = NSLock()
+    private var digest: String?
+
+    init(_ source: String) { self.source = source }
+
+    /// The script's reply for `keys` and `arguments`, or nil when Redis did not answer.
+    func run(on connections: RedisConnections, keys: [String], arguments: [String]) -> RedisReply? {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments.map { Array($0.utf8) }
+        return connections.withConnection { connection throws(RedisFailure) in
+            let digest = try knownDigest(connection)
+            let reply = try connection.run([Array("EVALSHA".utf8), Array(digest.utf8)] + tail)
+            if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
+                return try connection.run([Array("EVAL".utf8), Array(source.utf8)] + tail)
+            }
+            return reply
+        }
+    }
+
+    private func knownDigest(_ connection: RedisConnection) throws(RedisFailure) -> String {
+        lock.lock()
+        let known = digest
+        lock.unlock()
+        if let known { return known }
+        guard let loaded = try connection.run([Array("SCRIPT".utf8), Array("LOAD".utf8), Array(source.utf8)]).text else {
+            throw RedisFailure("the server did not load a script")
+        }
+        lock.lock()
+        digest = loaded
+        lock.unlock()
+        return loaded
+    }
+}

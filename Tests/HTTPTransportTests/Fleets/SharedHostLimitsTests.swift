@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTransport
+import HTTPTransportRedis
+import XCTest
+
+/// `HostLimits` shared through a real Redis by sessions that each have their own connections,
+/// as separate workers: one rate for all of them, and a `Retry-After` one of them received
+/// holding the others.
+final class SharedHostLimitsTests: XCTestCase {
+    private static let redis = SharedPeer({ try RedisPeer() }, stop: { $0.stop() })
+    override class func tearDown() { redis.stop() }
+
+    private func store(_ prefix: String) throws -> RedisSharedState {
+        try RedisSharedState(url: Self.redis.get().url(), keyPrefix: prefix, timeout: 0.5)
+    }
+
+    func testTwoSessionsOnTheirOwnThreadsShareOneRate() throws {
+        let key = UUID().uuidString
+        let limits = HostLimits(requestsPerSecond: 5, burst: 1)
+        let workers = [try fleetTransport(store(key), limits: limits), try fleetTransport(store(key), limits: limits)]
+        let url = outageURL(key)
+        onThreads(2) { index in
+            for _ in 0..<3 { XCTAssertTrue(workers[index].send(request: HTTPRequest(endpoint: url)).isSuccess) }
+        }
+        let times = try arrivals(key).times
+        XCTAssertEqual(times.count, 6)
+        // One bucket of 5 a second for both: the sixth request leaves 1 s after the first
+        // (each session's own bucket would let both send their three in 0.4 s).
+        XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.85, "\(times)")
+    }
+
+    func testAsyncSendsOfTwoSessionsShareOneRate() async throws {
+        let key = UUID().uuidString
+        let limits = HostLimits(requestsPerSecond: 5, burst: 1)
+        let first = try fleetTransport(store(key), limits: limits)
+        let second = try fleetTransport(store(key), limits: limits)
+        let url = outageURL(key)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for transport in [first, second, first, second] {
+                group.addTask { _ = try await transport.send(HTTPRequest(endpoint: url)) }
+            }
+            try await group.waitForAll()
+        }
+        let times = try arrivals(key).times
+        XCTAssertEqual(times.count, 4)
+        XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.5, "\(times)")
+    }
+
+    func testARetryAfterOneSessionReceivedHoldsTheOther() throws {
+        let key = UUID().uuidString
+        let first = try fleetTransport(store(key), limits: HostLimits())
+        let second = try fleetTransport(store(key), limits: HostLimits())
+        let paused = first.send(request: HTTPRequest(endpoint: outageURL(key, "fail=1&status=429&retry_after=1")))
+        XCTAssertEqual(paused.error?.httpStatusCode, .tooManyRequests)
+        _ = try sendOK(second, HTTPRequest(endpoint: outageURL(key)))
+        let log = try arrivals(key)
+        XCTAssertEqual(log.statuses, [429, 200])
+        XCTAssertGreaterThan(log.times[1] - log.times[0], 0.9, "the other session waited for the Retry-After")
+    }
+
+    func testAPauseLongerThanTheTimeOutFailsTheOtherSessionsSendWithNothingSent() throws {
+        let key = UUID().uuidString
+        let first = try fleetTransport(store(key), limits: HostLimits())
+        let second = try fleetTransport(store(key), limits: HostLimits())
+        _ = first.send(request: HTTPRequest(endpoint: outageURL(key, "fail=1&status=503&retry_after=30")))
+        var request = HTTPRequest(endpoint: outageURL(key))
+        request.timeout = 0.3
+        let error = try XCTUnwrap(second.send(request: request).error)
+        XCTAssertEqual(error.code, .timeout)
+        XCTAssertTrue(error.message.contains("Retry-After"), error.message)
+        XCTAssertEqual(try arrivals(key).statuses, [503])
+    }
+
+    func testAUnixSocketURLSharesTheRateToo() throws {
+        let key = UUID().uuidString
+        let url = URL(string: "unix://\(try Self.redis.get().unixSocket)")!
+        let limits = HostLimits(requestsPerSecond: 5, burst: 1)
+        let workers = [
+            fleetTransport(try RedisSharedState(url: url, keyPrefix: key, timeout: 0.5), limits: limits),
+            fleetTransport(try RedisSharedState(url: url, keyPrefix: key, timeout: 0.5), limits: limits),
+        ]
+        for worker in workers + workers { _ = try sendOK(worker, HTTPRequest(endpoint: outageURL(key))) }
+        let times = try arrivals(key).times
+        XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.5, "\(times)")
+    }
+
+    func testTheBucketKeyExpires() throws {
+        let key = UUID().uuidString
+        let store = try store(key)
+        let turn = try XCTUnwrap(store.reserveTurn(origin: "http://api.test:80", limits: HostLimits(requestsPerSecond: 10, burst: 2), within: 1))
+        XCTAssertEqual(turn.wait, 0)
+        let ttl = try redisCommand(["PTTL", "\(key):bucket:http://api.test:80"])
+        // Full again after 0.1 s; the key outlives that by a second at most.
+        XCTAssertGreaterThan(ttl, 0)
+        XCTAssertLessThanOrEqual(ttl, 1_200)
+    }
+
+    /// One command through redis-cli against the test's Redis: its integer reply.
+    private func redisCommand(_ arguments: [String]) throws -> Int {
+        let output = try runRedisCLI(port: Self.redis.get().port, arguments)
+        return try XCTUnwrap(Int(output.trimmingCharacters(in: .whitespacesAndNewlines)), output)
+    }
+}
+
+/// Runs redis-cli against 127.0.0.1:`port` and returns what it printed.
+func runRedisCLI(port: Int, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+    process.arguments = ["-h", "127.0.0.1", "-p", String(port)] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
