@@ -62,19 +62,12 @@ final class RedisConnection {
         case .unix(let path): redisConnectUnixWithTimeout(path, limit)
         }
         guard let made else { throw RedisFailure("hiredis could not allocate a connection") }
+        // From here a failure frees the context in deinit (a class's init that throws after
+        // setting every property still runs it).
         context = made
-        guard made.pointee.err == 0 else {
-            let message = Self.errorText(made)
-            redisFree(made)
-            throw RedisFailure("cannot connect: \(message)")
-        }
-        do throws(RedisFailure) {
-            guard redisSetTimeout(made, limit) == REDIS_OK else { throw RedisFailure("cannot set the socket time-out") }
-            try logIn(endpoint)
-        } catch {
-            redisFree(made)
-            throw error
-        }
+        guard made.pointee.err == 0 else { throw RedisFailure("cannot connect: \(Self.errorText(made))") }
+        guard redisSetTimeout(made, limit) == REDIS_OK else { throw RedisFailure("cannot set the socket time-out") }
+        try logIn(endpoint)
     }
 
     deinit { redisFree(context) }

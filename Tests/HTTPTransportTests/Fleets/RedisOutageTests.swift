@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTransport
+import HTTPTransportRedis
+import MetricsTestKit
+import XCTest
+
+/// Redis is never a single point of failure: with it down, frozen, restarted or refusing the
+/// credentials, sends go on with the session's own limits, wait at most the store's time-out
+/// for it, and the outage is reported once; sharing resumes when it answers again.
+final class RedisOutageTests: XCTestCase {
+    private let limits = HostLimits(requestsPerSecond: 1_000, burst: 100)
+
+    func testWithRedisKilledMidRunSendsGoOnAndTheOutageIsReportedOnce() throws {
+        let redis = try RedisPeer()
+        defer { redis.stop() }
+        let metrics = TestMetrics()
+        let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: 0.05)
+        let transport = fleetTransport(store, limits: limits, metrics: metrics)
+        let key = UUID().uuidString
+        _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key)))
+        XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1), "Redis answers")
+        redis.stop()
+        for _ in 0..<20 {
+            let took = try seconds { _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key))) }
+            XCTAssertLessThan(took, 0.5, "a send never waits on a dead store much longer than its time-out")
+        }
+        XCTAssertEqual(try arrivals(key).times.count, 21)
+        XCTAssertEqual(try metrics.expectCounter("http.client.shared_state.outages").values, [1], "one outage, one report")
+        XCTAssertTrue(store.description.contains("connect"), "the outage's cause is shown: \(store.description)")
+    }
+
+    func testAfterARestartSharingResumes() throws {
+        let redis = try RedisPeer()
+        let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: 0.05)
+        XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+        let port = redis.port
+        redis.stop()
+        XCTAssertNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+        let restarted = try RedisPeer(port: port)
+        defer { restarted.stop() }
+        // The store tries again at most once a second: within three, it answers.
+        let deadline = Date().addingTimeInterval(3)
+        var answered = false
+        while !answered, Date() < deadline {
+            answered = store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1) != nil
+            if !answered { usleep(50_000) }
+        }
+        XCTAssertTrue(answered, "the restarted Redis (which lost its scripts) answers again")
+    }
+
+    func testAFrozenRedisCostsASendAtMostTheTimeOut() throws {
+        let redis = try RedisPeer()
+        defer { redis.stop() }
+        let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: 0.05)
+        let transport = fleetTransport(store, limits: limits)
+        let key = UUID().uuidString
+        _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key)))
+        redis.peer.send(SIGSTOP)
+        defer { redis.peer.send(SIGCONT) }
+        let took = try seconds { for _ in 0..<5 { _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key))) } }
+        // The first send waits for one time-out; the others find the store marked out.
+        XCTAssertLessThan(took, 0.4, "five sends with a frozen Redis")
+        XCTAssertEqual(try arrivals(key).times.count, 6)
+    }
+
+    func testAWrongPasswordLeavesSendsToTheSessionsOwnLimits() throws {
+        let redis = try RedisPeer(password: "right")
+        defer { redis.stop() }
+        let metrics = TestMetrics()
+        let store = try RedisSharedState(url: redis.url(credentials: ":wrong"), keyPrefix: UUID().uuidString)
+        let transport = fleetTransport(store, limits: HostLimits(requestsPerSecond: 5, burst: 1), metrics: metrics)
+        let key = UUID().uuidString
+        for _ in 0..<3 { _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key))) }
+        let times = try arrivals(key).times
+        XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.3, "the session's own rate still holds: \(times)")
+        XCTAssertEqual(try metrics.expectCounter("http.client.shared_state.outages").values, [1])
+        XCTAssertTrue(store.description.contains("refused the credentials"), store.description)
+        XCTAssertFalse(store.description.contains("wrong"), "the password is never shown")
+    }
+
+    func testTheRightPasswordAndADatabaseNumberWork() throws {
+        let redis = try RedisPeer(password: "s3cret")
+        defer { redis.stop() }
+        let url = URL(string: "redis://default:s3cret@127.0.0.1:\(redis.port)/3")!
+        let store = try RedisSharedState(url: url, keyPrefix: UUID().uuidString)
+        XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+    }
+
+    func testBadURLsFailWithInvalidURL() {
+        let bad = ["http://127.0.0.1:6379", "redis://", "redis://host:6379/x", "redis://host:6379/1/2",
+                   "unix://host/path", "unix:///", "redis://host:99999"]
+        for text in bad {
+            guard let url = URL(string: text) else { continue }
+            XCTAssertThrowsError(try RedisSharedState(url: url)) { error in
+                XCTAssertEqual((error as? HTTPTransportError)?.code, .invalidURL, text)
+            }
+        }
+        let secret = URL(string: "http://user:hunter2@127.0.0.1:6379")!
+        XCTAssertThrowsError(try RedisSharedState(url: secret)) { error in
+            XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+        }
+    }
+}
