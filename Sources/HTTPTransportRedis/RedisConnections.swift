@@ -18,13 +18,19 @@ final class RedisConnections: @unchecked Sendable {
     private var idle: [RedisConnection] = []
     private var outUntil: TimeInterval = 0
     private var lastFailure: String?
+    /// Whether the last round trip failed (so that an outage is reported once).
+    private var isOut = false
+    /// Told once per outage why Redis is out (nil: the caller reports outages itself).
+    private let onOutage: (@Sendable (String) -> Void)?
     /// Idle connections kept (more are closed after use).
     private static let maxIdle = 8
 
-    init(endpoint: RedisEndpoint, timeout: TimeInterval, retryInterval: TimeInterval = 1) {
+    init(endpoint: RedisEndpoint, timeout: TimeInterval, retryInterval: TimeInterval = 1,
+         onOutage: (@Sendable (String) -> Void)? = nil) {
         self.endpoint = endpoint
         self.timeout = timeout
         self.retryInterval = retryInterval
+        self.onOutage = onOutage
     }
 
     /// Why the last round trip failed, or nil.
@@ -76,6 +82,7 @@ final class RedisConnections: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         lastFailure = nil
+        isOut = false
         if idle.count < Self.maxIdle { idle.append(connection) }
     }
 
@@ -85,9 +92,12 @@ final class RedisConnections: @unchecked Sendable {
         idle = []
         outUntil = Self.now() + retryInterval
         lastFailure = failure.description
+        let starts = !isOut
+        isOut = true
         lock.unlock()
         // Other pooled connections may be as dead as this one; closed outside the lock.
         _ = dropped
+        if starts { onOutage?(failure.description) }
     }
 
     private static func now() -> TimeInterval {

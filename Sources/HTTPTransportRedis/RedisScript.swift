@@ -12,15 +12,20 @@ final class RedisScript: @unchecked Sendable {
 
     /// The script's reply for `keys` and `arguments`, or nil when Redis did not answer.
     func run(on connections: RedisConnections, keys: [String], arguments: [String]) -> RedisReply? {
-        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments.map { Array($0.utf8) }
-        return connections.withConnection { connection throws(RedisFailure) in
-            let digest = try knownDigest(connection)
-            let reply = try connection.run([Array("EVALSHA".utf8), Array(digest.utf8)] + tail)
-            if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
-                return try connection.run([Array("EVAL".utf8), Array(source.utf8)] + tail)
-            }
-            return reply
+        connections.withConnection { connection throws(RedisFailure) in
+            try run(on: connection, keys: keys, arguments: arguments.map { Array($0.utf8) })
         }
+    }
+
+    /// The same on one connection, with arguments as bytes.
+    func run(on connection: RedisConnection, keys: [String], arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        let digest = try knownDigest(connection)
+        let reply = try connection.run([Array("EVALSHA".utf8), Array(digest.utf8)] + tail)
+        if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
+            return try connection.run([Array("EVAL".utf8), Array(source.utf8)] + tail)
+        }
+        return reply
     }
 
     private func knownDigest(_ connection: RedisConnection) throws(RedisFailure) -> String {

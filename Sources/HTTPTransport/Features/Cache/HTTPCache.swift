@@ -58,6 +58,22 @@ public final class HTTPCache: Sendable {
         self.init(directory: directory, maxBytes: maxBytes, clock: { Date().timeIntervalSince1970 })
     }
 
+    /// A cache whose entries `storage` keeps (`HTTPCacheStorage`), an entry larger than
+    /// `maxBytes` never stored; the storage bounds the rest (its entries expire).
+    public convenience init(storage: some HTTPCacheStorage, maxBytes: Int64 = 50 << 20) {
+        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        self.init(storage: CustomCacheStorage(storage, maxBytes: maxBytes, clock: clock), maxBytes: maxBytes, clock: clock)
+    }
+
+    init(storage: any CacheStorage, maxBytes: Int64, clock: @escaping @Sendable () -> Double) {
+        directory = nil
+        self.maxBytes = maxBytes
+        self.clock = clock
+        self.storage = storage
+        refusal = nil
+        digester = FieldDigester(salt: storage.salt)
+    }
+
     init(directory: URL?, maxBytes: Int64, clock: @escaping @Sendable () -> Double,
          logger: Logger = Logger(label: HTTPCache.loggerLabel)) {
         self.directory = directory
