@@ -87,6 +87,7 @@ let package = Package(
             name: "WorkerDaemon",
             dependencies: [
                 "HTTPTransport",
+                "HTTPTransportRedis",
                 "ExampleServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

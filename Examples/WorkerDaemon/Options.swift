@@ -38,12 +38,15 @@ struct Options {
     /// A simulated outage: seconds after the start when the API answers only 503, and for how long.
     var outageAt: Double?
     var outageFor: Double = 10
+    /// Share the rate, pauses, circuit and retry budget with other processes through this Redis
+    /// (`RedisSharedState`; `redis://host:port` or `unix:///path`).
+    var redis: URL?
 
     static let usage = """
         usage: WorkerDaemon [--jobs N] [--in-flight N | --threads N] [--duration SECONDS] [--log-level LEVEL] [--work-ms N]
                             [--metrics-port PORT] [--proxy URL] [--feed] [--rate N] [--burst N]
                             [--breaker-threshold N] [--breaker-open SECONDS] [--retry-budget RATIO]
-                            [--no-resilience] [--outage-at SECONDS] [--outage-for SECONDS]
+                            [--no-resilience] [--outage-at SECONDS] [--outage-for SECONDS] [--redis URL]
           --jobs N            jobs to run, then stop (default 200; 0 = until SIGINT/SIGTERM)
           --in-flight N       async sends in flight at once on the session's transfer loop (default 16)
           --threads N         instead: N worker threads, each sending blocking requests
@@ -63,6 +66,8 @@ struct Options {
           --no-resilience     no rate, no circuit breaker, no retry budget (to compare)
           --outage-at SECONDS the API answers only 503 from this many seconds after the start …
           --outage-for SECONDS … for this long (default 10), then recovers; a report follows
+          --redis URL         share the rate, Retry-After pauses, circuit and retry budget per API origin
+                              with every process given the same Redis (redis://host:port or unix:///path)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -135,6 +140,11 @@ extension Options {
             retryBudget = ratio
         case "--no-resilience":
             noResilience = true
+        case "--redis":
+            guard let url = URL(string: value(argument)), url.scheme == "redis" || url.scheme == "unix" else {
+                fail("--redis takes redis://[user:password@]host:port[/db] or unix:///path/to/redis.sock")
+            }
+            redis = url
         case "--outage-at":
             guard let start = Double(value(argument)), start >= 1 else { fail("--outage-at takes seconds ≥ 1") }
             outageAt = start

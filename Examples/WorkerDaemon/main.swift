@@ -17,6 +17,7 @@
 // 3 (retried once, then done), and every attempt of jobs 17, 67, 117, … (given up after 3).
 import Dispatch
 import ExampleServer
+import HTTPTransportRedis
 import Foundation
 import HTTPTransport
 import Logging
@@ -100,6 +101,16 @@ if !options.noResilience { sessionConfiguration.hostLimits = HostLimits(requests
 if options.breakerThreshold > 0, !options.noResilience {
     sessionConfiguration.circuitBreaker = CircuitBreaker(failureThreshold: options.breakerThreshold,
                                                          openDuration: options.breakerOpenSeconds)
+}
+// A fleet (DocC "Running a fleet"): with --redis, every daemon given the same Redis shares the
+// rate, pauses, circuit and retry budget of an origin; if Redis fails, each goes on alone.
+if let redis = options.redis {
+    do {
+        sessionConfiguration.sharedState = try RedisSharedState(url: redis, keyPrefix: "worker-daemon")
+    } catch {
+        FileHandle.standardError.write(Data("WorkerDaemon: \(error.message)\n".utf8))
+        exit(2)
+    }
 }
 let session = Session(configuration: sessionConfiguration)
 
