@@ -3,7 +3,7 @@
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
 // Run it through the scripts beside this file: run.sh (the clients), fanout.sh (many requests in
 // flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh, handshake-storm.sh and
-// openapi.sh (OpenAPI transports).
+// openapi.sh (OpenAPI transports), fleet.sh (shared state in Redis).
 import Foundation
 import PackageDescription
 
@@ -24,6 +24,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
+        // fleet.sh: the added cost of shared state in Redis, and the combined rate of processes.
+        .executableTarget(
+            name: "FleetBench",
+            dependencies: [.product(name: "HTTPTransport", package: library),
+                           .product(name: "HTTPTransportRedis", package: library)]
+        ),
         // soak.sh: connection reuse and memory over 10,000 sequential GETs.
         .executableTarget(
             name: "ReuseSoak",

@@ -113,5 +113,6 @@ public final class RedisSharedState: SharedOriginState, CustomStringConvertible 
 
     private func key(_ kind: String, _ origin: String) -> String { "\(keyPrefix):\(kind):\(origin)" }
 
-    private static func number(_ value: Double) -> String { String(format: "%.6f", value.isFinite ? value : 0) }
+    /// A number as Lua's `tonumber` reads it (Swift's shortest form: `0.05`, `1e-07`).
+    private static func number(_ value: Double) -> String { String(value.isFinite ? value : 0) }
 }
