@@ -21,9 +21,14 @@ final class RedisScript: @unchecked Sendable {
     func run(on connection: RedisConnection, keys: [String], arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
         let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
         let digest = try knownDigest(connection)
-        let reply = try connection.run([Array("EVALSHA".utf8), Array(digest.utf8)] + tail)
+        var reply = try connection.run([Array("EVALSHA".utf8), Array(digest.utf8)] + tail)
         if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
-            return try connection.run([Array("EVAL".utf8), Array(source.utf8)] + tail)
+            reply = try connection.run([Array("EVAL".utf8), Array(source.utf8)] + tail)
+        }
+        // An error reply (NOAUTH from a server that wants a password, READONLY from a replica,
+        // OOM) fails like no reply: Redis is out for this store until it answers properly.
+        if case .error(let message) = reply {
+            throw RedisFailure("Redis refused the script: \(message.prefix(120))")
         }
         return reply
     }

@@ -78,6 +78,16 @@ final class RedisOutageTests: XCTestCase {
         XCTAssertFalse(store.description.contains("wrong"), "the password is never shown")
     }
 
+    func testAMissingPasswordIsAnOutageToo() throws {
+        let redis = try RedisPeer(password: "right")
+        defer { redis.stop() }
+        let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString)
+        XCTAssertNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+        XCTAssertTrue(store.description.contains("NOAUTH"), store.description)
+        let took = seconds { XCTAssertNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1)) }
+        XCTAssertLessThan(took, 0.001, "marked out: the next decision asks nothing of Redis")
+    }
+
     func testTheRightPasswordAndADatabaseNumberWork() throws {
         let redis = try RedisPeer(password: "s3cret")
         defer { redis.stop() }
