@@ -52,11 +52,32 @@ print('%.2f %d' % ((len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 e
 read -r shared_rate shared_count < <(rate_at_server "shared-$$" "$redis")
 read -r alone_rate alone_count < <(rate_at_server "alone-$$" none)
 
+# Outages: Redis frozen (SIGSTOP: it accepts connections and answers nothing), then stopped, then
+# restarted on its port (empty): when does the first store answer after the restart?
+kill -STOP "$redis_pid"
+read -r _ frozen_mean frozen_max < <("$bench" outage "$TEST_SERVER_URL/get" "$redis" 200 | sed 's/[a-z_]*=//g')
+kill -CONT "$redis_pid"
+kill "$redis_pid"; wait "$redis_pid" 2>/dev/null || true
+read -r _ down_mean down_max < <("$bench" outage "$TEST_SERVER_URL/get" "$redis" 200 | sed 's/[a-z_]*=//g')
+"$bench" recovery "$redis" 10 >"$work/recovery.out" &
+recovery_pid=$!
+for _ in $(seq 200); do grep -q asking "$work/recovery.out" && break; sleep 0.05; done
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" --daemonize no \
+    >"$work/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 500); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.01; done
+restarted_at=$(date +%s.%N)
+wait "$recovery_pid"
+answered_at=$(sed -n 's/.*answered_at=//p' "$work/recovery.out")
+
 python3 - "$plain_wall" "$shared_wall" "$plain_cpu" "$shared_cpu" "$round_trip" "$shared_rate" "$shared_count" \
-    "$alone_rate" "$alone_count" "$processes" "$rate" "$duration" "$count" <<'PY'
+    "$alone_rate" "$alone_count" "$processes" "$rate" "$duration" "$count" \
+    "$frozen_mean" "$frozen_max" "$down_mean" "$down_max" "$restarted_at" "$answered_at" <<'PY'
 import sys
 pw, sw, pc, sc, rt, srate, scount, arate, acount = map(float, sys.argv[1:10])
 processes, rate, duration, count = int(sys.argv[10]), float(sys.argv[11]), sys.argv[12], sys.argv[13]
+fmean, fmax, dmean, dmax = map(float, sys.argv[14:18])
+restarted, answered = sys.argv[18], sys.argv[19]
 print(f"\n1. one blocking GET on loopback ({count} sends, alternating rounds), microseconds per send")
 print(f"| {'':28} | {'wall':>8} | {'CPU':>8} |")
 print(f"|{'-'*30}|{'-'*10}|{'-'*10}|")
@@ -71,4 +92,11 @@ print(f"|{'-'*30}|{'-'*10}|{'-'*10}|{'-'*10}|")
 print(f"| {'shared through Redis':28} | {scount:8.0f} | {srate:8.2f} | {srate / rate:8.2f} |")
 print(f"| {'each process alone':28} | {acount:8.0f} | {arate:8.2f} | {arate / rate:8.2f} |")
 print(f"target: shared within 10% of {rate:g}/s -> {'met' if abs(srate - rate) <= rate * 0.1 else 'MISSED'}")
+print(f"\n3. Redis out (RedisSharedState timeout 0.05 s): 200 GETs each, microseconds per send")
+print(f"| {'':28} | {'mean':>8} | {'longest':>8} |")
+print(f"|{'-'*30}|{'-'*10}|{'-'*10}|")
+print(f"| {'Redis frozen (SIGSTOP)':28} | {fmean:8.1f} | {fmax:8.1f} |")
+print(f"| {'Redis stopped':28} | {dmean:8.1f} | {dmax:8.1f} |")
+recovery = f"{float(answered) - float(restarted):.2f} s" if answered not in ("", "never") else "never"
+print(f"after a restart, the first store answered {recovery} after Redis did (the store retries at most once a second)")
 PY

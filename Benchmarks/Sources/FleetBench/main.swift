@@ -3,6 +3,12 @@
 //     COUNT blocking GETs of URL through a session with HostLimits (a rate too high to wait for),
 //     in rounds alternating between a session without shared state and one whose state is in
 //     Redis; prints wall and CPU microseconds per send for each, and one store round trip alone.
+//   FleetBench outage URL REDIS_URL COUNT
+//     COUNT GETs through a session whose state is in REDIS_URL (which fleet.sh has frozen or
+//     stopped): mean and longest wall microseconds per send.
+//   FleetBench recovery REDIS_URL SECONDS
+//     asks a store every 10 ms until it answers (fleet.sh restarts Redis meanwhile); prints the
+//     wall-clock time of the first answer.
 //   FleetBench worker URL REDIS_URL RATE SECONDS
 //     blocking GETs of URL for SECONDS through HostLimits(requestsPerSecond: RATE, burst: 1)
 //     shared through REDIS_URL ("none": not shared); prints how many it sent.
@@ -64,6 +70,34 @@ func latency(_ url: String, _ redis: String, _ count: Int) throws {
         + "round_trip_us=\(String(format: "%.1f", roundTrip))")
 }
 
+func outage(_ url: String, _ redis: String, _ count: Int) throws {
+    let shared = try transport(rate: 1e9, burst: 1_000_000, redis: redis)
+    var (total, longest) = (0.0, 0.0)
+    for _ in 0..<count {
+        let took = measure(shared, url, 1).wall
+        total += took
+        longest = max(longest, took)
+    }
+    print(String(format: "outage mean_us=%.1f max_us=%.1f", total / Double(count) * 1e6, longest * 1e6))
+}
+
+func recovery(_ redis: String, _ limit: Double) throws {
+    guard let url = URL(string: redis) else { fatalError("not a URL: \(redis)") }
+    let store = try RedisSharedState(url: url, keyPrefix: "fleet-bench-recovery")
+    let limits = HostLimits(requestsPerSecond: 1e9, burst: 1_000_000)
+    print("recovery asking")
+    fflush(nil)
+    let end = seconds(CLOCK_MONOTONIC) + limit
+    while seconds(CLOCK_MONOTONIC) < end {
+        if store.reserveTurn(origin: "http://bench:80", limits: limits, within: 1) != nil {
+            print(String(format: "recovery answered_at=%.3f", Date().timeIntervalSince1970))
+            return
+        }
+        usleep(10_000)
+    }
+    print("recovery answered_at=never")
+}
+
 func worker(_ url: String, _ redis: String, _ rate: Double, _ duration: Double) throws {
     var configuration = Session.Configuration()
     configuration.hostLimits = HostLimits(requestsPerSecond: rate, burst: 1)
@@ -85,9 +119,13 @@ let arguments = CommandLine.arguments
 switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
 case ("latency", 5):
     try latency(arguments[2], arguments[3], Int(arguments[4]) ?? 5_000)
+case ("outage", 5):
+    try outage(arguments[2], arguments[3], Int(arguments[4]) ?? 200)
+case ("recovery", 4):
+    try recovery(arguments[2], Double(arguments[3]) ?? 10)
 case ("worker", 6):
     try worker(arguments[2], arguments[3], Double(arguments[4]) ?? 20, Double(arguments[5]) ?? 10)
 default:
-    FileHandle.standardError.write(Data("usage: FleetBench latency URL REDIS_URL COUNT | worker URL REDIS_URL RATE SECONDS\n".utf8))
+    FileHandle.standardError.write(Data("usage: FleetBench latency|outage URL REDIS_URL COUNT | recovery REDIS_URL SECONDS | worker URL REDIS_URL RATE SECONDS\n".utf8))
     exit(2)
 }
