@@ -207,6 +207,33 @@ check "exits 2" [ "$status" -eq 2 ]
 check "says which proxy schemes work" has "cannot be used: The session's proxy URL 'ftp://127.0.0.1:21' has the scheme 'ftp', which is not supported: use http://, https://, socks5:// or socks5h://"
 show_on_failure
 
+# --- WorkerDaemon: its limits shared through Redis (redis-server on a Unix socket) ----------
+start WorkerDaemon-redis
+redis-server --port 0 --unixsocket "$logs/redis.sock" --unixsocketperm 700 --save "" --appendonly no \
+    --dir "$logs" --daemonize no >"$logs/redis.out" 2>&1 &
+redis_pid=$!
+for _ in $(seq 100); do [ -S "$logs/redis.sock" ] && break; sleep 0.1; done
+run WorkerDaemon --jobs 50 --threads 2 --redis "unix://$logs/redis.sock"
+kill "$redis_pid" 2>/dev/null || true
+wait "$redis_pid" 2>/dev/null || true
+check "exits 0" [ "$status" -eq 0 ]
+check "Redis answered throughout" lacks 'does not answer'
+check "its own checks passed" has '^result: ok$'
+show_on_failure
+
+start WorkerDaemon-redis-down
+run WorkerDaemon --jobs 50 --threads 2 --redis "unix://$logs/no-redis.sock"
+check "exits 0: the daemon goes on alone" [ "$status" -eq 0 ]
+check "warns once" [ "$(grep -c 'does not answer; sends go on' "$current_log")" -eq 1 ]
+check "its own checks passed" has '^result: ok$'
+show_on_failure
+
+start WorkerDaemon-bad-redis
+run WorkerDaemon --jobs 5 --redis "http://127.0.0.1:6379"
+check "exits 2" [ "$status" -eq 2 ]
+check "says which URLs work" has 'redis://\[user:password@\]host:port\[/db\] or unix:///path/to/redis.sock'
+show_on_failure
+
 # --- WorkerDaemon: jobs from an NDJSON feed, queued as its lines arrive ----------------------
 # 50 jobs: 3, 13, 23, 33, 43 fail once, 17 always (given up after 3): 49 done, 1 failed,
 # 5 + 2 = 7 retries; the server sees 50 + 7 PUTs and the one feed GET.
