@@ -81,6 +81,8 @@ final class OriginGuard: Sendable {
         var sharedCircuit: Bool
         /// Whether the shared store gave the token (it then goes back there).
         var sharedToken = false
+        /// Whether its turn made it wait (the circuit may have opened meanwhile).
+        var waited = false
         /// Why it must not be sent, when its turn did not come.
         var failure: HTTPTransportError?
 
@@ -100,8 +102,9 @@ final class OriginGuard: Sendable {
             if pass.admission == .probe { record(.neutral, pass) }
             return RawResponse(request: pass.request, error: failure)
         }
-        // The circuit may have opened while this send waited; then its token goes back.
-        if limits != nil, pass.admission == .send {
+        // The circuit may have opened while this send waited; then its token goes back. (A
+        // shared circuit is asked again only after a wait: each question is a round trip.)
+        if limits != nil, pass.admission == .send, pass.waited || !pass.sharedCircuit {
             (pass.admission, pass.sharedCircuit) = admit(pass.origin, lease: pass.request.timeout)
             if pass.admission.isRefusal { giveBack(pass) }
         }
@@ -203,6 +206,7 @@ final class OriginGuard: Sendable {
                     : guardian.timeoutError(pass.origin, pass.request, waited: now - start, reason: reason)
                 return
             }
+            pass.waited = true
             telemetry.originWaited(seconds: now - lastWaitStarted, reason: reason.rawValue)
         }
     }
