@@ -22,8 +22,9 @@ final class RedisConnections: @unchecked Sendable {
     private var isOut = false
     /// Told once per outage why Redis is out (nil: the caller reports outages itself).
     private let onOutage: (@Sendable (String) -> Void)?
-    /// Idle connections kept (more are closed after use).
-    private static let maxIdle = 8
+    /// Idle connections kept (more are closed after use): as many as the threads that commonly
+    /// send at once (a session's executor has 2 per core), so that none connects per decision.
+    private static let maxIdle = 32
 
     init(endpoint: RedisEndpoint, timeout: TimeInterval, retryInterval: TimeInterval = 1,
          onOutage: (@Sendable (String) -> Void)? = nil) {
