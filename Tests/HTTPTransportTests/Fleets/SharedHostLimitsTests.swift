@@ -84,6 +84,23 @@ final class SharedHostLimitsTests: XCTestCase {
         XCTAssertGreaterThan((times.last ?? 0) - (times.first ?? 0), 0.5, "\(times)")
     }
 
+    func testSixteenThreadsOnTwoStoresTakeExactlyTheBurst() throws {
+        let key = UUID().uuidString
+        let stores = [try store(key), try store(key)]
+        // A burst of 50 and almost no refill: of 160 reservations that may not wait, 50 succeed.
+        let limits = HostLimits(requestsPerSecond: 0.001, burst: 50)
+        let granted = Protected(0)
+        onThreads(16) { index in
+            for _ in 0..<10 {
+                guard let turn = stores[index % 2].reserveTurn(origin: "http://api.test:80", limits: limits, within: 0) else {
+                    return XCTFail("Redis did not answer")
+                }
+                if turn.wait != nil { granted.withLock { $0 += 1 } }
+            }
+        }
+        XCTAssertEqual(granted.withLock { $0 }, 50)
+    }
+
     func testTheBucketKeyExpires() throws {
         let key = UUID().uuidString
         let store = try store(key)
