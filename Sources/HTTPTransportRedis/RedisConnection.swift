@@ -50,13 +50,18 @@ enum RedisReply: Sendable, Equatable {
 }
 
 /// One hiredis connection: blocking, with the connect and every read and write bounded by a
-/// time-out. Used by one thread at a time (`RedisConnections` hands them out).
+/// deadline. Used by one thread at a time (`RedisConnections` hands them out).
 final class RedisConnection {
     private let context: UnsafeMutablePointer<redisContext>
+    /// When the exchange under way must be over (monotonic seconds, `now()`): each command's
+    /// socket time-out is what is left of it, so that connecting, logging in, selecting the
+    /// database, loading a script and running it take `timeout` together, not each.
+    var deadline: TimeInterval
 
-    /// Connects, logs in and selects the database, all within `timeout` seconds each.
-    init(_ endpoint: RedisEndpoint, timeout: TimeInterval) throws(RedisFailure) {
-        let limit = Self.timeval(timeout)
+    /// Connects, logs in and selects the database, all before `deadline`.
+    init(_ endpoint: RedisEndpoint, deadline: TimeInterval) throws(RedisFailure) {
+        self.deadline = deadline
+        let limit = Self.timeval(deadline - Self.now())
         let made: UnsafeMutablePointer<redisContext>? = switch endpoint.address {
         case .tcp(let host, let port): redisConnectWithTimeout(host, Int32(port), limit)
         case .unix(let path): redisConnectUnixWithTimeout(path, limit)
@@ -66,7 +71,6 @@ final class RedisConnection {
         // setting every property still runs it).
         context = made
         guard made.pointee.err == 0 else { throw RedisFailure("cannot connect: \(Self.errorText(made))") }
-        guard redisSetTimeout(made, limit) == REDIS_OK else { throw RedisFailure("cannot set the socket time-out") }
         try logIn(endpoint)
     }
 
@@ -87,6 +91,9 @@ final class RedisConnection {
     /// Sends one command and reads its reply; throws when the connection failed or timed out
     /// (it is then unusable). An error reply is a reply.
     func run(_ arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
+        let left = deadline - Self.now()
+        guard left > 0 else { throw RedisFailure("timed out") }
+        guard redisSetTimeout(context, Self.timeval(left)) == REDIS_OK else { throw RedisFailure("cannot set the socket time-out") }
         let reply = Self.withArgv(arguments) { argv, lengths in
             redisCommandArgv(context, Int32(arguments.count), argv, lengths)
         }
@@ -121,6 +128,11 @@ final class RedisConnection {
             if context.pointee.err == REDIS_ERR_IO, errno == EAGAIN || errno == EWOULDBLOCK { return "timed out" }
             return text.isEmpty ? "connection lost" : text
         }
+    }
+
+    /// Monotonic seconds.
+    static func now() -> TimeInterval {
+        TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 
     private static func timeval(_ seconds: TimeInterval) -> timeval {

@@ -48,8 +48,9 @@ final class RedisConnections: @unchecked Sendable {
 
     /// Runs `body` on a connection (a pooled one, else a new one); nil when Redis is out, the
     /// connection failed or `body` threw (the connection is then closed).
+    /// Everything `body` does, a new connection's login included, is over within `timeout`.
     func withConnection<Result>(_ body: (RedisConnection) throws(RedisFailure) -> Result) -> Result? {
-        guard let connection = takeConnection() else { return nil }
+        guard let connection = takeConnection(deadline: Self.now() + timeout) else { return nil }
         do {
             let result = try body(connection)
             giveBack(connection)
@@ -60,7 +61,7 @@ final class RedisConnections: @unchecked Sendable {
         }
     }
 
-    private func takeConnection() -> RedisConnection? {
+    private func takeConnection(deadline: TimeInterval) -> RedisConnection? {
         lock.lock()
         if Self.now() < outUntil {
             lock.unlock()
@@ -68,11 +69,12 @@ final class RedisConnections: @unchecked Sendable {
         }
         if let connection = idle.popLast() {
             lock.unlock()
+            connection.deadline = deadline
             return connection
         }
         lock.unlock()
         do {
-            return try RedisConnection(endpoint, timeout: timeout)
+            return try RedisConnection(endpoint, deadline: deadline)
         } catch {
             markOut(error)
             return nil
@@ -101,7 +103,5 @@ final class RedisConnections: @unchecked Sendable {
         if starts { onOutage?(failure.description) }
     }
 
-    private static func now() -> TimeInterval {
-        TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9
-    }
+    private static func now() -> TimeInterval { RedisConnection.now() }
 }

@@ -99,6 +99,18 @@ final class RedisOutageTests: XCTestCase {
         XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
     }
 
+    func testLoggingInSelectingAndLoadingAScriptTakeTheTimeOutTogether() throws {
+        // Each command of a fresh connection (AUTH, SELECT, SCRIPT LOAD, EVALSHA) is answered
+        // within the time-out, but all four take twice as long.
+        let slow = try SlowRedisPeer(delay: 0.2)
+        defer { slow.stop() }
+        let store = try RedisSharedState(url: slow.url, keyPrefix: UUID().uuidString, timeout: 0.4)
+        var turn: SharedTurn?
+        let took = seconds { turn = store.reserveTurn(origin: "http://127.0.0.1:1", limits: limits, within: 1) }
+        XCTAssertNil(turn, "the exchange ran past the time-out")
+        XCTAssertLessThan(took, 0.65, "a decision waited on the store longer than its time-out")
+    }
+
     func testBadURLsFailWithInvalidURL() {
         let bad = ["http://127.0.0.1:6379", "redis://", "redis://host:6379/x", "redis://host:6379/1/2",
                    "unix://host/path", "unix:///", "redis://host:99999"]
