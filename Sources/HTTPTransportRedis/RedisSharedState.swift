@@ -111,7 +111,16 @@ public final class RedisSharedState: SharedOriginState, CustomStringConvertible 
 
     private var budgetKey: String { "\(keyPrefix):budget" }
 
-    private func key(_ kind: String, _ origin: String) -> String { "\(keyPrefix):\(kind):\(origin)" }
+    private func key(_ kind: String, _ origin: String) -> String { "\(keyPrefix):\(kind):\(Self.keyPart(origin))" }
+
+    /// The origin as written when it is short and printable ASCII, else `sha256:` and its digest:
+    /// a hostile host (of any length, with spaces, control characters or Unicode) makes a key of
+    /// bounded size and plain characters, its own.
+    static func keyPart(_ origin: String) -> String {
+        let bytes = Array(origin.utf8)
+        if bytes.count <= 200, bytes.allSatisfy({ (0x21...0x7e).contains($0) }), !origin.hasPrefix("sha256:") { return origin }
+        return "sha256:" + SHA256Digest.hex(of: bytes)
+    }
 
     /// A number as Lua's `tonumber` reads it (Swift's shortest form: `0.05`, `1e-07`).
     private static func number(_ value: Double) -> String { String(value.isFinite ? value : 0) }

@@ -112,6 +112,25 @@ final class SharedHostLimitsTests: XCTestCase {
         XCTAssertLessThanOrEqual(ttl, 1_200)
     }
 
+    func testHostileOriginsMakeShortPlainKeysOfTheirOwn() throws {
+        let prefix = UUID().uuidString
+        let store = try store(prefix)
+        let long = String(repeating: "a", count: 100_000)
+        let origins = ["http://\(long):80", "http://\(long)b:80", "http://a b\r\nc:80", "http://bücher.例え:80", "http://plain.test:80"]
+        for origin in origins {
+            let turn = try XCTUnwrap(store.reserveTurn(origin: origin, limits: HostLimits(requestsPerSecond: 1, burst: 1), within: 0))
+            XCTAssertEqual(turn.wait, 0, "each origin has a bucket of its own")
+        }
+        let keys = try runRedisCLI(port: Self.redis.get().port, ["KEYS", "\(prefix):*"])
+            .split(separator: "\n").map(String.init).sorted()
+        XCTAssertEqual(keys.count, origins.count, keys.joined(separator: "\n").prefix(500).description)
+        for key in keys {
+            XCTAssertLessThanOrEqual(key.utf8.count, 250, String(key.prefix(100)))
+            XCTAssertTrue(key.utf8.allSatisfy { (0x21...0x7e).contains($0) }, key)
+        }
+        XCTAssertTrue(keys.contains("\(prefix):bucket:http://plain.test:80"), "a plain origin stays readable")
+    }
+
     /// One command through redis-cli against the test's Redis: its integer reply.
     private func redisCommand(_ arguments: [String]) throws -> Int {
         let output = try runRedisCLI(port: Self.redis.get().port, arguments)

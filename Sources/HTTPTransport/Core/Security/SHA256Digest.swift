@@ -1,10 +1,10 @@
 import COpenSSLDigest
 import Foundation
 
-/// SHA-256 through OpenSSL's libcrypto.
-enum SHA256Digest {
+/// SHA-256 through OpenSSL's libcrypto (for the package's other modules too).
+package enum SHA256Digest {
     /// The 32-byte digest of `data`.
-    static func bytes(of data: some DataProtocol & ContiguousBytes) -> [UInt8] {
+    package static func bytes(of data: some DataProtocol & ContiguousBytes) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         data.withUnsafeBytes { input in
             digest.withUnsafeMutableBufferPointer { output in
@@ -15,12 +15,12 @@ enum SHA256Digest {
     }
 
     /// The digest of `data` as lower-case hex.
-    static func hex(of data: some DataProtocol & ContiguousBytes) -> String {
+    package static func hex(of data: some DataProtocol & ContiguousBytes) -> String {
         hex(bytes(of: data))
     }
 
     /// Lower-case hex of `bytes`.
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(bytes.count * 2)
