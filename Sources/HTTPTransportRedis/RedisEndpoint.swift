@@ -29,7 +29,9 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
             guard (1...65_535).contains(port) else { throw Self.invalid(text, "its port is out of range") }
             address = .tcp(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
             let path = components.path.split(separator: "/")
-            guard path.count <= 1, let database = path.isEmpty ? 0 : Int(path[0]), database >= 0 else {
+            // Digits only (no sign), within the range of Redis's database numbers (a C int).
+            guard path.count <= 1, path.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+                  let database = path.isEmpty ? 0 : Int32(path[0]).map(Int.init) else {
                 throw Self.invalid(text, "its path must be empty or a database number (redis://host:6379/2)")
             }
             self.database = database

@@ -113,16 +113,22 @@ final class RedisOutageTests: XCTestCase {
 
     func testBadURLsFailWithInvalidURL() {
         let bad = ["http://127.0.0.1:6379", "redis://", "redis://host:6379/x", "redis://host:6379/1/2",
-                   "unix://host/path", "unix:///", "redis://host:99999"]
+                   "unix://host/path", "unix:///", "redis://host:99999", "redis://host:6379/-1", "redis://host:6379/+1",
+                   "redis://host:6379/4294967296", "redis://host:6379/99999999999999999999999", "redis://host:6379/0x1"]
         for text in bad {
             guard let url = URL(string: text) else { continue }
             XCTAssertThrowsError(try RedisSharedState(url: url)) { error in
                 XCTAssertEqual((error as? HTTPTransportError)?.code, .invalidURL, text)
             }
         }
-        let secret = URL(string: "http://user:hunter2@127.0.0.1:6379")!
-        XCTAssertThrowsError(try RedisSharedState(url: secret)) { error in
-            XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+        let secrets = ["http://user:hunter2@127.0.0.1:6379", "redis://user:hun@ter2@127.0.0.1:6379/x",
+                       "redis://user:hun/ter2@127.0.0.1/x", "redis://:hun:ter2@127.0.0.1:6379/x"]
+        for text in secrets {
+            guard let secret = URL(string: text) else { continue }
+            XCTAssertThrowsError(try RedisSharedState(url: secret)) { error in
+                let shown = "\(error) \((error as? HTTPTransportError)?.url ?? "")"
+                XCTAssertFalse(shown.contains("ter2") || shown.contains("hunter"), shown)
+            }
         }
     }
 }
