@@ -6,16 +6,23 @@ extension RedisScripts {
         return redis.call('GET', KEYS[1])
         """)
 
-    /// KEYS: a URL's variant set. Returns {variant, entry, …}, forgetting variants that expired.
+    /// KEYS: a URL's variant set. ARGV: most variants, most bytes. Returns {variant, entry, …}:
+    /// at most that many variants and bytes (a set or entries someone else wrote, of any size or
+    /// type, cost a bounded reply and no error), forgetting variants that expired.
     static let cacheEntries = RedisScript("""
-        local result = {}
-        for _, variant in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-            local entry = redis.call('GET', KEYS[1] .. ':' .. variant)
-            if entry then
+        if redis.replicate_commands then redis.replicate_commands() end
+        local result, most, room = {}, tonumber(ARGV[1]), tonumber(ARGV[2])
+        if redis.call('TYPE', KEYS[1]).ok ~= 'set' then return result end
+        for _, variant in ipairs(redis.call('SRANDMEMBER', KEYS[1], most)) do
+            local key = KEYS[1] .. ':' .. variant
+            local kind = redis.call('TYPE', key).ok
+            if kind == 'none' then
+                redis.call('SREM', KEYS[1], variant)
+            elseif kind == 'string' and redis.call('STRLEN', key) <= room then
+                local entry = redis.call('GET', key)
+                room = room - #entry
                 table.insert(result, variant)
                 table.insert(result, entry)
-            else
-                redis.call('SREM', KEYS[1], variant)
             end
         end
         return result
@@ -25,6 +32,8 @@ extension RedisScripts {
     /// long as its longest-lived entry.
     static let cacheStore = RedisScript("""
         local ttl = tonumber(ARGV[3])
+        local kind = redis.call('TYPE', KEYS[1]).ok
+        if kind ~= 'set' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
         redis.call('SET', KEYS[1] .. ':' .. ARGV[1], ARGV[2], 'PX', ttl)
         redis.call('SADD', KEYS[1], ARGV[1])
         if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end

@@ -23,8 +23,20 @@ public final class RedisCacheStorage: HTTPCacheStorage {
 
     /// A storage on the Redis server at `url` (`redis://[user:password@]host:port[/db]` or
     /// `unix:///path/to/redis.sock`; another form fails with `.invalidURL`). Round trips take
-    /// at most half a second each.
-    public init(url: URL, keyPrefix: String = "httptransport-cache") throws(HTTPTransportError) {
+    /// at most half a second each; a read takes at most 64 variants of a URL and 64 MiB (a larger
+    /// entry is not stored), whatever else is in Redis.
+    public convenience init(url: URL, keyPrefix: String = "httptransport-cache") throws(HTTPTransportError) {
+        try self.init(url: url, keyPrefix: keyPrefix, maxReadBytes: 64 << 20)
+    }
+
+    /// The most bytes of entries one read takes (an entry larger is neither stored nor read), so
+    /// that whatever is in Redis, a read allocates a bounded amount.
+    let maxReadBytes: Int
+    /// The most variants of a URL one read takes.
+    static let maxVariants = 64
+
+    init(url: URL, keyPrefix: String, maxReadBytes: Int) throws(HTTPTransportError) {
+        self.maxReadBytes = maxReadBytes
         let endpoint = try RedisEndpoint(url: url)
         self.keyPrefix = keyPrefix
         let logger = Logger(label: "HTTPTransport.Cache")
@@ -45,7 +57,8 @@ public final class RedisCacheStorage: HTTPCacheStorage {
     }
 
     public func entries(urlName: String) -> [String: Data] {
-        guard case .array(let values)? = RedisScripts.cacheEntries.run(on: connections, keys: [key(urlName)], arguments: [])
+        guard case .array(let values)? = RedisScripts.cacheEntries.run(
+            on: connections, keys: [key(urlName)], arguments: [String(Self.maxVariants), String(maxReadBytes)])
         else { return [:] }
         var entries: [String: Data] = [:]
         for index in stride(from: 0, to: values.count - 1, by: 2) {
@@ -55,6 +68,7 @@ public final class RedisCacheStorage: HTTPCacheStorage {
     }
 
     public func store(_ entry: Data, urlName: String, variant: String, lifetime: TimeInterval) {
+        guard entry.count <= maxReadBytes else { return }
         let milliseconds = Int((min(max(lifetime, 1), 365 * 86_400) * 1000).rounded(.up))
         _ = connections.withConnection { connection throws(RedisFailure) in
             try RedisScripts.cacheStore.run(on: connection, keys: [key(urlName)],
