@@ -1,6 +1,7 @@
 /// The Lua scripts behind `RedisSharedState`'s decisions. Each reads the server's clock (`TIME`),
 /// so that every process agrees whatever its own clock says, and gives each key it writes an
-/// expiry: a key outlives its use by at most an hour.
+/// expiry: a key outlives its use by at most an hour, and lives 30 days at most (an expiry
+/// Redis cannot read, such as `1e+20`, would fail the script after its writes).
 enum RedisScripts {
     /// The server's time in seconds, and the effects replication older servers need before it.
     private static let now = """
@@ -30,7 +31,8 @@ enum RedisScripts {
         if wait > within - paused then return {-1, math.floor(paused * 1000000)} end
         tokens = tokens - 1
         redis.call('HSET', KEYS[1], 't', string.format('%.9f', tokens), 'u', string.format('%.6f', updated))
-        redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) / rate + (updated - now) + 1) * 1000))
+        local ttl = math.ceil(((capacity - tokens) / rate + (updated - now) + 1) * 1000)
+        redis.call('PEXPIRE', KEYS[1], math.min(ttl, 2592000000))
         return {math.floor((paused + wait) * 1000000), math.floor(paused * 1000000)}
         """)
 

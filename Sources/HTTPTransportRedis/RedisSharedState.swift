@@ -64,7 +64,7 @@ public final class RedisSharedState: SharedOriginState, CustomStringConvertible 
     public func admit(origin: String, breaker: CircuitBreaker, probeLease: TimeInterval) -> SharedCircuitAdmission? {
         guard case .array(let values)? = RedisScripts.admit.run(
             on: connections, keys: [key("circuit", origin)],
-            arguments: [Self.number(breaker.openDuration), Self.number(probeLease)]),
+            arguments: [Self.duration(breaker.openDuration), Self.duration(probeLease)]),
             let kind = values.first?.integer else { return nil }
         func date(_ index: Int) -> Date? {
             guard index < values.count, let text = values[index].text, let seconds = Double(text) else { return nil }
@@ -90,7 +90,7 @@ public final class RedisSharedState: SharedOriginState, CustomStringConvertible 
         }
         return RedisScripts.record.run(
             on: connections, keys: [key("circuit", origin)],
-            arguments: [code, probe ? "1" : "0", String(breaker.failureThreshold), Self.number(breaker.openDuration), reason])?.integer != nil
+            arguments: [code, probe ? "1" : "0", String(breaker.failureThreshold), Self.duration(breaker.openDuration), reason])?.integer != nil
     }
 
     public func recordFirstAttempt(budget: RetryBudget) -> Bool {
@@ -124,4 +124,9 @@ public final class RedisSharedState: SharedOriginState, CustomStringConvertible 
 
     /// A number as Lua's `tonumber` reads it (Swift's shortest form: `0.05`, `1e-07`).
     private static func number(_ value: Double) -> String { String(value.isFinite ? value : 0) }
+
+    /// Seconds for a key's expiry: at most 30 days (longer circuits reopen for the fleet then).
+    private static func duration(_ value: TimeInterval) -> String {
+        number(value.isFinite ? min(max(value, 0), 2_592_000) : 2_592_000)
+    }
 }

@@ -131,6 +131,20 @@ final class SharedHostLimitsTests: XCTestCase {
         XCTAssertTrue(keys.contains("\(prefix):bucket:http://plain.test:80"), "a plain origin stays readable")
     }
 
+    func testExtremeLimitsStillGiveEveryKeyAnExpiry() throws {
+        let key = UUID().uuidString
+        let store = try store(key)
+        let origin = "http://api.test:80"
+        XCTAssertNotNil(store.reserveTurn(origin: origin, limits: HostLimits(requestsPerSecond: 1e-300, burst: 1), within: 1))
+        XCTAssertGreaterThan(try redisCommand(["PTTL", "\(key):bucket:\(origin)"]), 0)
+        let breaker = CircuitBreaker(failureThreshold: 1, openDuration: 1e20)
+        XCTAssertTrue(store.record(origin: origin, breaker: breaker, outcome: .failure(reason: "test"), probe: false))
+        XCTAssertGreaterThan(try redisCommand(["PTTL", "\(key):circuit:\(origin)"]), 0)
+        guard case .open? = store.admit(origin: origin, breaker: breaker, probeLease: 1e20) else {
+            return XCTFail("a circuit open for 1e20 seconds is open")
+        }
+    }
+
     /// One command through redis-cli against the test's Redis: its integer reply.
     private func redisCommand(_ arguments: [String]) throws -> Int {
         let output = try runRedisCLI(port: Self.redis.get().port, arguments)
