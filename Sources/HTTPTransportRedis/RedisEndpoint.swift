@@ -3,7 +3,7 @@ import HTTPTransport
 
 /// Where a Redis server listens and how to log in, read from a URL:
 /// `redis://[user:password@]host:port[/db]` or `unix:///path/to/redis.sock`.
-struct RedisEndpoint: Sendable, CustomStringConvertible {
+struct RedisEndpoint: Sendable, CustomStringConvertible, CustomReflectable {
     enum Address: Sendable {
         case tcp(host: String, port: Int)
         case unix(path: String)
@@ -53,6 +53,9 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
         case .unix(let path): "unix://\(path)"
         }
     }
+
+    /// The address only: `dump()` and reflection never show the credentials.
+    var customMirror: Mirror { Mirror(self, children: ["address": description]) }
 
     private static func invalid(_ url: String, _ why: String) -> HTTPTransportError {
         let shown = url.replacingOccurrences(of: #"//[^/@]*@"#, with: "//…@", options: .regularExpression)

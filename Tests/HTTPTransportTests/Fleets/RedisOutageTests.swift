@@ -97,6 +97,13 @@ final class RedisOutageTests: XCTestCase {
         let url = URL(string: "redis://default:s3cret@127.0.0.1:\(redis.port)/3")!
         let store = try RedisSharedState(url: url, keyPrefix: UUID().uuidString)
         XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+        var configuration = Session.Configuration()
+        configuration.sharedState = store
+        configuration.cache = HTTPCache(storage: try RedisCacheStorage(url: url))
+        var shown = String(reflecting: configuration) + String(describing: store)
+        dump(configuration, to: &shown)
+        dump(store, to: &shown)
+        XCTAssertFalse(shown.contains("s3cret"), "the password is never shown, not even by dump()")
     }
 
     func testLoggingInSelectingAndLoadingAScriptTakeTheTimeOutTogether() throws {
