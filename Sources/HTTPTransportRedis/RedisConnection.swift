@@ -136,7 +136,8 @@ final class RedisConnection {
     }
 
     private static func timeval(_ seconds: TimeInterval) -> timeval {
-        let micros = Int(max(0.001, seconds) * 1_000_000)
+        // Within a day: a time-out of 1e13 seconds or more would not fit an Int of microseconds.
+        let micros = Int(min(max(0.001, seconds), 86_400) * 1_000_000)
         return Glibc.timeval(tv_sec: micros / 1_000_000, tv_usec: micros % 1_000_000)
     }
 }

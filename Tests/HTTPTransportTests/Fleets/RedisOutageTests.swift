@@ -106,6 +106,15 @@ final class RedisOutageTests: XCTestCase {
         XCTAssertFalse(shown.contains("s3cret"), "the password is never shown, not even by dump()")
     }
 
+    func testAHugeTimeOutIsATimeOutNotACrash() throws {
+        let redis = try RedisPeer()
+        defer { redis.stop() }
+        for timeout in [1e13, .greatestFiniteMagnitude] {
+            let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: timeout)
+            XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
+        }
+    }
+
     func testLoggingInSelectingAndLoadingAScriptTakeTheTimeOutTogether() throws {
         // Each command of a fresh connection (AUTH, SELECT, SCRIPT LOAD, EVALSHA) is answered
         // within the time-out, but all four take twice as long.
