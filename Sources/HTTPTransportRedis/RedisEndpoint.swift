@@ -39,6 +39,10 @@ struct RedisEndpoint: Sendable, CustomStringConvertible, CustomReflectable {
             guard components.host?.isEmpty ?? true, components.path.hasPrefix("/"), components.path.count > 1 else {
                 throw Self.invalid(text, "a Unix socket URL is unix:///path/to/redis.sock")
             }
+            // sockaddr_un holds 107 bytes and a NUL; hiredis would cut a longer path silently.
+            guard components.path.utf8.count <= 107, !components.path.utf8.contains(0) else {
+                throw Self.invalid(text, "a Unix socket path is at most 107 bytes")
+            }
             address = .unix(path: components.path)
             database = 0
         default:

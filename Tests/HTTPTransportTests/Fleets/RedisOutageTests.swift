@@ -130,7 +130,8 @@ final class RedisOutageTests: XCTestCase {
     func testBadURLsFailWithInvalidURL() {
         let bad = ["http://127.0.0.1:6379", "redis://", "redis://host:6379/x", "redis://host:6379/1/2",
                    "unix://host/path", "unix:///", "redis://host:99999", "redis://host:6379/-1", "redis://host:6379/+1",
-                   "redis://host:6379/4294967296", "redis://host:6379/99999999999999999999999", "redis://host:6379/0x1"]
+                   "redis://host:6379/4294967296", "redis://host:6379/99999999999999999999999", "redis://host:6379/0x1",
+                   "unix:///" + String(repeating: "d/", count: 60) + "redis.sock"]
         for text in bad {
             guard let url = URL(string: text) else { continue }
             XCTAssertThrowsError(try RedisSharedState(url: url)) { error in
