@@ -62,7 +62,7 @@ final class SlowRedisPeer: @unchecked Sendable {
                 "+OK\r\n"
             }
             Thread.sleep(forTimeInterval: delay)  // the slowness under test, not synchronisation
-            guard write(client, reply, reply.utf8.count) == reply.utf8.count else { return }
+            guard send(client, reply, reply.utf8.count, Int32(MSG_NOSIGNAL)) == reply.utf8.count else { return }
         }
     }
 }
