@@ -58,13 +58,16 @@ final class RedisConnection {
     /// database, loading a script and running it take `timeout` together, not each.
     var deadline: TimeInterval
 
-    /// Connects, logs in and selects the database, all before `deadline`.
-    init(_ endpoint: RedisEndpoint, deadline: TimeInterval) throws(RedisFailure) {
+    /// Resolves the host name, connects, logs in and selects the database, all before `deadline`.
+    init(_ endpoint: RedisEndpoint, deadline: TimeInterval, resolver: RedisResolver) throws(RedisFailure) {
         self.deadline = deadline
-        let limit = Self.timeval(deadline - Self.now())
-        let made: UnsafeMutablePointer<redisContext>? = switch endpoint.address {
-        case .tcp(let host, let port): redisConnectWithTimeout(host, Int32(port), limit)
-        case .unix(let path): redisConnectUnixWithTimeout(path, limit)
+        let made: UnsafeMutablePointer<redisContext>?
+        switch endpoint.address {
+        case .tcp(let host, let port):
+            let address = try resolver.address(of: host, before: deadline)
+            made = redisConnectWithTimeout(address, Int32(port), Self.timeval(deadline - Self.now()))
+        case .unix(let path):
+            made = redisConnectUnixWithTimeout(path, Self.timeval(deadline - Self.now()))
         }
         guard let made else { throw RedisFailure("hiredis could not allocate a connection") }
         // From here a failure frees the context in deinit (a class's init that throws after

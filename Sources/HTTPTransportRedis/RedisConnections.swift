@@ -26,9 +26,13 @@ final class RedisConnections: @unchecked Sendable {
     /// send at once (a session's executor has 2 per core), so that none connects per decision.
     private static let maxIdle = 32
 
+    /// How the server's host name becomes an address (within the time-out).
+    private let resolver: RedisResolver
+
     init(endpoint: RedisEndpoint, timeout: TimeInterval, retryInterval: TimeInterval = 1,
-         onOutage: (@Sendable (String) -> Void)? = nil) {
+         resolver: RedisResolver = RedisResolver(), onOutage: (@Sendable (String) -> Void)? = nil) {
         self.endpoint = endpoint
+        self.resolver = resolver
         self.timeout = timeout
         self.retryInterval = retryInterval
         self.onOutage = onOutage
@@ -74,7 +78,7 @@ final class RedisConnections: @unchecked Sendable {
         }
         lock.unlock()
         do {
-            return try RedisConnection(endpoint, deadline: deadline)
+            return try RedisConnection(endpoint, deadline: deadline, resolver: resolver)
         } catch {
             markOut(error)
             return nil
