@@ -89,11 +89,16 @@ public final class RedisCacheStorage: HTTPCacheStorage {
     }
 
     public func removeAll() {
+        // The prefix matched literally: `*`, `?`, `[` or a backslash in it must not reach other prefixes' keys.
+        let pattern = keyPrefix.reduce(into: "") { pattern, character in
+            if "*?[]\\".contains(character) { pattern.append("\\") }
+            pattern.append(character)
+        } + ":*"
         var cursor = "0"
         for _ in 0..<100_000 {
-            guard case .array(let page)? = connections.run(["SCAN", cursor, "MATCH", "\(keyPrefix):*", "COUNT", "1000"].map { Array($0.utf8) }),
+            guard case .array(let page)? = connections.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"].map { Array($0.utf8) }),
                   page.count == 2, let next = page[0].text, case .array(let keys) = page[1] else { return }
-            let doomed = keys.compactMap(\.text).filter { $0 != "\(keyPrefix):salt" }
+            let doomed = keys.compactMap(\.text).filter { $0.hasPrefix("\(keyPrefix):") && $0 != "\(keyPrefix):salt" }
             if !doomed.isEmpty { _ = connections.run([Array("DEL".utf8)] + doomed.map { Array($0.utf8) }) }
             cursor = next
             if cursor == "0" { return }

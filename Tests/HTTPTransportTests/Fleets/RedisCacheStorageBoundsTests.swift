@@ -40,4 +40,16 @@ final class RedisCacheStorageBoundsTests: XCTestCase {
         storage.store(Data("new".utf8), urlName: "odd", variant: "v", lifetime: 60)
         XCTAssertEqual(storage.entries(urlName: "odd"), ["v": Data("new".utf8)], "the storage still answers")
     }
+
+    func testRemovingAllOfAPrefixWithGlobCharactersLeavesOtherPrefixesAlone() throws {
+        let base = UUID().uuidString
+        let url = try Self.redis.get().url()
+        let globbed = try RedisCacheStorage(url: url, keyPrefix: base + "*")
+        let other = try RedisCacheStorage(url: url, keyPrefix: base + "X")
+        globbed.store(Data("mine".utf8), urlName: "u", variant: "v", lifetime: 60)
+        other.store(Data("theirs".utf8), urlName: "u", variant: "v", lifetime: 60)
+        globbed.removeAll()
+        XCTAssertEqual(globbed.entries(urlName: "u"), [:])
+        XCTAssertEqual(other.entries(urlName: "u"), ["v": Data("theirs".utf8)], "another prefix's entries stay")
+    }
 }
