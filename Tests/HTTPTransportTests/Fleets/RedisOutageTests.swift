@@ -29,6 +29,19 @@ final class RedisOutageTests: XCTestCase {
         XCTAssertTrue(store.description.contains("connect"), "the outage's cause is shown: \(store.description)")
     }
 
+    func testSessionsSharingOneStoreReportItsOutageOnce() throws {
+        let redis = try RedisPeer()
+        defer { redis.stop() }
+        let metrics = TestMetrics()
+        let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: 0.05)
+        let transports = (0..<3).map { _ in fleetTransport(store, limits: limits, metrics: metrics) }
+        let key = UUID().uuidString
+        for transport in transports { _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key))) }
+        redis.stop()
+        for transport in transports { _ = try sendOK(transport, HTTPRequest(endpoint: outageURL(key))) }
+        XCTAssertEqual(try metrics.expectCounter("http.client.shared_state.outages").values, [1], "one outage of one store")
+    }
+
     func testAfterARestartSharingResumes() throws {
         let redis = try RedisPeer()
         let store = try RedisSharedState(url: redis.url(), keyPrefix: UUID().uuidString, timeout: 0.05)

@@ -9,7 +9,14 @@ import Logging
 final class SharedStateLink: Sendable {
     let store: any SharedOriginState
     private let metricsFactory: (any MetricsFactory)?
-    private let isOut = Locked(false)
+    /// Whether each store is out, for every session's link to it: an outage is reported once
+    /// per store, however many sessions share it.
+    private static let outages = Locked([ObjectIdentifier: Outage]())
+
+    private struct Outage: Sendable {
+        weak var store: (any SharedOriginState)?
+        var isOut: Bool
+    }
 
     static let outagesLabel = "http.client.shared_state.outages"
     static let logger = Logger(label: "HTTPTransport")
@@ -37,9 +44,18 @@ final class SharedStateLink: Sendable {
     }
 
     private func noteAnswered(_ answered: Bool) {
-        let changed = isOut.withLock { isOut in
-            guard isOut == answered else { return false }
-            isOut = !answered
+        let store = store
+        let changed = Self.outages.withLock { outages in
+            let id = ObjectIdentifier(store)
+            guard var outage = outages[id], outage.store === store else {
+                // A store first heard of (its identifier perhaps a freed one's): out if it failed.
+                outages = outages.filter { $0.value.store != nil }
+                outages[id] = Outage(store: store, isOut: !answered)
+                return !answered
+            }
+            guard outage.isOut == answered else { return false }
+            outage.isOut = !answered
+            outages[id] = outage
             return true
         }
         guard changed else { return }
