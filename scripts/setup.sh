@@ -22,6 +22,11 @@ if ! python3 -c "import cryptography" >/dev/null 2>&1; then
     python3 -m pip install --quiet cryptography
 fi
 
+if ! python3 -c "import websockets" >/dev/null 2>&1; then
+    echo "setup: installing websockets (a strict RFC 6455 server, the WebSocket tests' peer)"
+    python3 -m pip install --quiet websockets==17.4
+fi
+
 if ! python3 -c "import haralyzer" >/dev/null 2>&1; then
     echo "setup: installing haralyzer (a HAR reader, for scripts/check_har.py)"
     python3 -m pip install --quiet haralyzer==2.4.0
