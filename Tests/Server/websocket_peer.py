@@ -10,7 +10,7 @@ Prints the JSON map of listener ports as its first line and exits when stdin clo
 The `websockets` server's paths: /echo (every message back), /close (closes with 4000 "bye"
 after the first message), /flood?count=N&size=S&report=FILE (N binary messages of S bytes,
 the number sent so far written to FILE after each), /feed (a text message "tick N" every
-50 ms), /protocol (echoes the chosen subprotocol as a text message).
+50 ms), /headers (the handshake's header fields as a JSON text message), /protocol (echoes the chosen subprotocol as a text message).
 
 The hostile server's paths: /badutf8, /oversize?size=N, /noclose, /fragmented, /status
 (403 with a body), /redirect (302), /nopong (never answers a ping; echoes a close).
@@ -54,6 +54,8 @@ async def peer(connection):
             await connection.send(f"tick {number}")
             number += 1
             await asyncio.sleep(0.05)
+    elif url.path == "/headers":
+        await connection.send(json.dumps({name.lower(): value for name, value in connection.request.headers.raw_items()}))
     elif url.path == "/protocol":
         await connection.send(connection.subprotocol or "")
         async for message in connection:

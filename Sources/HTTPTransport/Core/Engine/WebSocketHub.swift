@@ -67,12 +67,13 @@ final class WebSocketHub: @unchecked Sendable {
         }
         var next: ContinuousClock.Instant?
         for link in Array(sockets.values) {
-            guard let deadline = link.connection?.nextDeadline(link.settings) else { continue }
+            guard var deadline = link.connection?.nextDeadline(link.settings) else { continue }
             if deadline <= now {
                 serve(link, now: now)
-            } else {
-                next = next.map { min($0, deadline) } ?? deadline
+                guard let later = link.connection?.nextDeadline(link.settings) else { continue }
+                deadline = later
             }
+            next = next.map { min($0, deadline) } ?? deadline
         }
         nextDeadline = next
     }
