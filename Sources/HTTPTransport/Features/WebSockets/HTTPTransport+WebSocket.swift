@@ -16,7 +16,8 @@ extension HTTPTransport {
     public func webSocket(_ request: HTTPRequest, configuration: WebSocket.Configuration = .init())
         async throws(HTTPTransportError) -> WebSocket {
         let (upgrade, link) = try webSocketHandshake(request, configuration: configuration)
-        return try opened(await result(for: upgrade, progress: nil), link: link, configuration: configuration)
+        return try opened(await result(for: upgrade, progress: nil), link: link, configuration: configuration,
+                          session: request.session ?? session)
     }
 
     /// The blocking form of `webSocket(_:configuration:)`, for worker threads: the handshake runs
@@ -27,7 +28,7 @@ extension HTTPTransport {
         let done = WebSocketHandoff<HTTPTransport.Result>()
         let session = request.session ?? session
         Task(executorPreference: session.executor) { [self] in done.deliver(await result(for: upgrade, progress: nil)) }
-        return try opened(done.wait(), link: link, configuration: configuration)
+        return try opened(done.wait(), link: link, configuration: configuration, session: session)
     }
 
     /// The handshake's request (its endpoint in `http(s)` form, the subprotocols offered) and
@@ -47,8 +48,8 @@ extension HTTPTransport {
     }
 
     /// The socket, once the handshake's result says it opened.
-    private func opened(_ result: HTTPTransport.Result, link: WebSocketLink,
-                        configuration: WebSocket.Configuration) throws(HTTPTransportError) -> WebSocket {
+    private func opened(_ result: HTTPTransport.Result, link: WebSocketLink, configuration: WebSocket.Configuration,
+                        session: Session) throws(HTTPTransportError) -> WebSocket {
         let response: HTTPResponse
         switch result {
         case .failure(let error):
@@ -61,7 +62,7 @@ extension HTTPTransport {
             throw HTTPTransportError(code: .unsupported, message: "The session's engine cannot open WebSockets (only libcurl's can).",
                                      url: link.url)
         }
-        let socket = WebSocket(response: response, link: link, transport: self)
+        let socket = WebSocket(response: response, link: link, session: session)
         if let chosen = socket.subprotocol, !configuration.protocols.contains(chosen) {
             // (The socket closes with 1001 as it goes.)
             throw HTTPTransportError(code: .badResponse, message: "The server chose the subprotocol \"\(chosen)\", which was not offered.",

@@ -22,16 +22,16 @@ public final class WebSocket: Sendable {
     /// The subprotocol the server chose (its `Sec-WebSocket-Protocol`), if any.
     public let subprotocol: String?
     let link: WebSocketLink
-    /// The transport that opened it: its session (and transfer loop) lives as long as the socket.
-    private let transport: HTTPTransport
+    /// The session whose transfer loop holds the socket: it lives as long as the socket.
+    private let session: Session
     private let iterated = Locked(false)
 
-    init(response: HTTPResponse, link: WebSocketLink, transport: HTTPTransport) {
+    init(response: HTTPResponse, link: WebSocketLink, session: Session) {
         httpStatus = response.httpStatus
         rawHeaders = response.rawHeaders
         subprotocol = response.header(named: "Sec-WebSocket-Protocol")
         self.link = link
-        self.transport = transport
+        self.session = session
     }
 
     deinit { link.abandon() }
