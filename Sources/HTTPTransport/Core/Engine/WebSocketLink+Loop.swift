@@ -38,11 +38,13 @@ extension WebSocketLink {
         switch command {
         case .send(let flags, let payload, let done):
             if connection.closeSent != nil {
-                done.deliver(.failure(HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url)))
+                sent(payload.count)
+                done?.deliver(.failure(HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url)))
                 return true
             }
             guard try connection.sendFrame(flags: flags, payload: payload, url: url) else { return false }
-            done.deliver(.success(()))
+            sent(payload.count)
+            done?.deliver(.success(()))
         case .ping(let payload, let done):
             guard try connection.sendFrame(flags: Int32(CCURL_WS_PING), payload: payload, url: url) else { return false }
             connection.pingWaiters.append((now + settings.pongTimeout, done))

@@ -22,7 +22,8 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// Work for the loop.
     enum Command {
-        case send(flags: Int32, payload: Data, done: WebSocketHandoff<WebSocketOutcome>)
+        /// (`done`: the sender's waiter, nil when it was answered as the message was queued.)
+        case send(flags: Int32, payload: Data, done: WebSocketHandoff<WebSocketOutcome>?)
         case ping(payload: Data, done: WebSocketHandoff<WebSocketOutcome>)
         case close(code: WebSocketCloseCode, reason: String, done: WebSocketHandoff<WebSocketOutcome>?)
     }
@@ -43,6 +44,8 @@ final class WebSocketLink: @unchecked Sendable {
     private var inbox: [WebSocketMessage] = []
     private var inboxStart = 0
     private var inboxBytes = 0
+    /// Payload bytes of queued messages libcurl has not taken yet.
+    private var outboxBytes = 0
     private var ending: Ending?
     private var receivers: [WebSocketHandoff<WebSocketReceipt>] = []
     private var commands: [Command] = []
@@ -62,11 +65,30 @@ final class WebSocketLink: @unchecked Sendable {
 
     // MARK: Callers (any thread)
 
-    /// Queues a whole message (`CCURL_WS_TEXT` or `CCURL_WS_BINARY`).
+    /// Queues a whole message (`CCURL_WS_TEXT` or `CCURL_WS_BINARY`). While less than
+    /// `bufferLimit` waits to go out, the sender is answered at once (a failure later fails the
+    /// socket, which its receivers hear); beyond it, once libcurl took the message.
     func send(flags: Int32, payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
         let done = WebSocketHandoff<WebSocketOutcome>()
-        queue(.send(flags: flags, payload: payload, done: done), failing: done)
+        lock.lock()
+        if let refusal {
+            lock.unlock()
+            done.deliver(.failure(refusal))
+            return done
+        }
+        let answered = outboxBytes + payload.count <= Self.bufferLimit
+        outboxBytes += payload.count
+        commands.append(.send(flags: flags, payload: payload, done: answered ? nil : done))
+        let hub = active ? hub : nil
+        lock.unlock()
+        if answered { done.deliver(.success(())) }
+        hub?.markDirty(self)
         return done
+    }
+
+    /// The loop took (or dropped) a message of `count` bytes.
+    func sent(_ count: Int) {
+        lock.withLock { outboxBytes -= count }
     }
 
     /// Queues a ping; delivered once its pong arrived.
@@ -139,16 +161,18 @@ final class WebSocketLink: @unchecked Sendable {
     /// The peer's close code and reason, once known.
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { lock.withLock { peerClose } }
 
+    /// Why no command is taken any more (under `lock`): the socket ended, or is closing.
+    private var refusal: HTTPTransportError? {
+        if let ending { return Self.error(after: ending, url: url) }
+        if closing { return HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url) }
+        return nil
+    }
+
     private func queue(_ command: Command, failing done: WebSocketHandoff<WebSocketOutcome>) {
         lock.lock()
-        if let ending {
+        if let refusal {
             lock.unlock()
-            done.deliver(.failure(Self.error(after: ending, url: url)))
-            return
-        }
-        if closing {
-            lock.unlock()
-            done.deliver(.failure(HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url)))
+            done.deliver(.failure(refusal))
             return
         }
         commands.append(command)
@@ -250,7 +274,8 @@ final class WebSocketLink: @unchecked Sendable {
     /// Hands a command's waiter its failure (a close succeeds once the socket ended).
     static func fail(_ command: Command, _ error: HTTPTransportError, closed: Bool) {
         switch command {
-        case .send(_, _, let done), .ping(_, let done): done.deliver(.failure(error))
+        case .send(_, _, let done): done?.deliver(.failure(error))
+        case .ping(_, let done): done.deliver(.failure(error))
         case .close(_, _, let done): done?.deliver(closed ? .success(()) : .failure(error))
         }
     }

@@ -47,7 +47,9 @@ public final class WebSocket: Sendable {
 
     // MARK: Async
 
-    /// Sends a whole message; returns once libcurl took all of it.
+    /// Sends a whole message, after those queued before it: returns once it is queued while
+    /// less than about 1 MiB waits to go out, else once libcurl took it. A send that fails
+    /// later fails the socket (`receive` and `messages` throw). Throws when the socket closed.
     public func send(_ message: WebSocketMessage) async throws(HTTPTransportError) {
         try await link.send(flags: message.frameFlags, payload: message.payload).value(cancelled: .failure(cancelled())).get()
     }
@@ -75,7 +77,8 @@ public final class WebSocket: Sendable {
 
     // MARK: Blocking
 
-    /// Sends a whole message, blocking the calling thread until libcurl took all of it.
+    /// Sends a whole message (see the async form), blocking the calling thread while more than
+    /// about 1 MiB waits to go out.
     public func send(_ message: WebSocketMessage) throws(HTTPTransportError) {
         try link.send(flags: message.frameFlags, payload: message.payload).wait().get()
     }
