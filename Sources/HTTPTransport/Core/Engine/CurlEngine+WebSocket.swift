@@ -9,7 +9,8 @@ extension CurlEngine {
     static let supportsWebSockets: Bool = ccurl_ws_available() != 0
 
     /// Sets a fresh handle up for the upgrade: the WebSocket schemes, the URL in its `ws`
-    /// form (the pipeline's is `http`/`https`), HTTP/1.1, and the end of the transfer at the 101.
+    /// form (the pipeline's is `http`/`https`), HTTP/1.1, the end of the transfer at the 101, and
+    /// a CONNECT tunnel through an HTTP proxy.
     func upgradesToWebSocket(_ handle: EasyHandle, url: String) throws(HTTPTransportError) {
         guard Self.supportsWebSockets else { throw Self.webSocketsUnsupported(url: url) }
         do {
@@ -17,6 +18,9 @@ extension CurlEngine {
             try handle.set(CURLOPT_URL, Self.webSocketURL(url))
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
             try handle.set(CURLOPT_CONNECT_ONLY, Int(CCURL_WS_CONNECT_ONLY))
+            // Through an HTTP proxy, a tunnel for ws:// too: libcurl 8.14 would send the proxy
+            // `GET ws://…`, which proxies do not upgrade.
+            try handle.set(CURLOPT_HTTPPROXYTUNNEL, true)
         } catch {
             throw HTTPTransportError(code: .other, message: error.message, url: url, curlCode: Int(error.code.rawValue))
         }
