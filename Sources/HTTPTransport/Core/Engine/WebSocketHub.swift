@@ -112,6 +112,9 @@ final class WebSocketHub: @unchecked Sendable {
         }
         adopted = [:]
         sockets = [:]
+        // (The links refer to this hub: none may stay here, or neither would ever go.)
+        polled = []
+        lock.withLock { dirty = [] }
     }
 
     private func serve(_ link: WebSocketLink, now: ContinuousClock.Instant) {

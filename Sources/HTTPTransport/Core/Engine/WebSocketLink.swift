@@ -53,7 +53,9 @@ final class WebSocketLink: @unchecked Sendable {
     private var closing = false
     /// The loop let go of the connection.
     private var gone = false
+    /// The loop's hub while it holds the connection.
     private var hub: WebSocketHub?
+    private var wasAdopted = false
     private var active = false
     /// The loop thread's own state of the connection (`WebSocketLink+Loop.swift`).
     @exclusivity(unchecked) var connection: WebSocketConnection?
@@ -155,8 +157,8 @@ final class WebSocketLink: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Whether the handshake opened it (the loop holds its connection).
-    var isOpen: Bool { lock.withLock { hub != nil } }
+    /// Whether the handshake opened it (the loop took its connection).
+    var isOpen: Bool { lock.withLock { wasAdopted } }
 
     /// The peer's close code and reason, once known.
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { lock.withLock { peerClose } }
@@ -212,7 +214,10 @@ final class WebSocketLink: @unchecked Sendable {
     /// The handshake's transfer ended with the upgrade: the loop holds the connection now.
     func adopted(by hub: WebSocketHub, connection: WebSocketConnection) {
         self.connection = connection
-        lock.withLock { self.hub = hub }
+        lock.withLock {
+            self.hub = hub
+            wasAdopted = true
+        }
     }
 
     /// The engine is done with the handle: the loop may use it (called once, by the engine).
@@ -258,7 +263,10 @@ final class WebSocketLink: @unchecked Sendable {
     /// The socket ended: waiting receivers get the ending, and so do commands still queued.
     func end(_ ending: Ending, peerCode: WebSocketCloseCode?, gone: Bool = false) {
         lock.lock()
-        if gone { self.gone = true }
+        if gone {
+            self.gone = true
+            hub = nil
+        }
         if self.ending == nil { self.ending = ending }
         if peerClose == nil, let peerCode { peerClose = (peerCode, "") }
         let waiting = receivers
