@@ -74,9 +74,7 @@ final class WebSocketConcurrencyTests: XCTestCase, WebSocketFixtures {
         waiting.cancel()
         let code = await waiting.value
         XCTAssertEqual(code, .cancelled)
-        try await socket.send(.text("after the cancel"))
-        let echoed = try await socket.receive()
-        XCTAssertEqual(echoed, .text("after the cancel"))
+        try await assertEchoes(socket, "after the cancel")
         try await socket.close()
     }
 
@@ -117,12 +115,8 @@ final class WebSocketConcurrencyTests: XCTestCase, WebSocketFixtures {
         print("WebSockets: \(sockets.count) open idle sockets; process threads \(before) before, \(open) with them open")
         XCTAssertLessThan(open - before, 8)
         // Every one still answers.
-        try await sockets[0].send(.text("first"))
-        let first = try await sockets[0].receive()
-        XCTAssertEqual(first, .text("first"))
-        try await sockets[999].send(.text("last"))
-        let last = try await sockets[999].receive()
-        XCTAssertEqual(last, .text("last"))
+        try await assertEchoes(sockets[0], "first")
+        try await assertEchoes(sockets[999], "last")
         for socket in sockets { try await socket.close() }
     }
 

@@ -54,6 +54,13 @@ extension WebSocketFixtures {
         return try WebSocketPeer.shared.get()
     }
 
+    /// Sends `text` and checks that the next message is that text again (an echo).
+    func assertEchoes(_ socket: WebSocket, _ text: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await socket.send(.text(text))
+        let echoed = try await socket.receive()
+        XCTAssertEqual(echoed, .text(text), file: file, line: line)
+    }
+
     /// Runs `body` and returns the HTTPTransportError it threw (a failure when it threw none).
     func failure(_ body: () async throws -> Void, file: StaticString = #filePath,
                  line: UInt = #line) async -> HTTPTransportError? {

@@ -54,9 +54,7 @@ final class WebSocketProtocolTests: XCTestCase, WebSocketFixtures {
         var received: [WebSocketMessage] = []
         for _ in 0..<3 { if let message = try await socket.receive() { received.append(message) } }
         XCTAssertEqual(received, [.text("Hello, wörld"), .binary(Data([1, 2, 3])), .text("")])
-        try await socket.send(.text("still here"))
-        let echoed = try await socket.receive()
-        XCTAssertEqual(echoed, .text("still here"))
+        try await assertEchoes(socket, "still here")
         try await socket.close(code: WebSocketCloseCode(rawValue: 4321), reason: "bye")
         XCTAssertEqual(socket.closeCode, WebSocketCloseCode(rawValue: 4321))
     }
@@ -82,9 +80,7 @@ final class WebSocketProtocolTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(error?.code, .timeout)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
         // The socket is still open.
-        try await socket.send(.text("echo"))
-        let echoed = try await socket.receive()
-        XCTAssertEqual(echoed, .text("echo"))
+        try await assertEchoes(socket, "echo")
         try await socket.close()
     }
 

@@ -19,9 +19,7 @@ final class WebSocketProxyTests: XCTestCase, WebSocketFixtures {
         configuration.proxy = Proxy(proxy.url, noProxy: [])
         let transport = HTTPTransport(session: Session(configuration: configuration))
         let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/echo")))
-        try await socket.send(.text("through the tunnel"))
-        let echoed = try await socket.receive()
-        XCTAssertEqual(echoed, .text("through the tunnel"))
+        try await assertEchoes(socket, "through the tunnel")
         try await socket.close()
         XCTAssertTrue(proxy.waitForLog("CONNECT 127.0.0.1:\(peer.ports["echo"] ?? 0)"), proxy.log)
     }

@@ -59,9 +59,7 @@ final class WebSocketTests: XCTestCase, WebSocketFixtures {
         let ca = TestServer.shared.certificates.appendingPathComponent("ca.pem")
         let trusted = HTTPTransport(security: Security(trustedRootCertificates: ca))
         let socket = try await trusted.webSocket(HTTPRequest(endpoint: peer.wss("/echo")))
-        try await socket.send(.text("over TLS"))
-        let echoed = try await socket.receive()
-        XCTAssertEqual(echoed, .text("over TLS"))
+        try await assertEchoes(socket, "over TLS")
         try await socket.close()
         let error = await failure { _ = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.wss("/echo"))) }
         XCTAssertEqual(error?.code, .tlsFailure)
