@@ -10,7 +10,8 @@ Prints the JSON map of listener ports as its first line and exits when stdin clo
 The `websockets` server's paths: /echo (every message back), /close (closes with 4000 "bye"
 after the first message), /flood?count=N&size=S&report=FILE (N binary messages of S bytes,
 the number sent so far written to FILE after each), /feed (a text message "tick N" every
-50 ms), /headers (the handshake's header fields as a JSON text message), /protocol (echoes the chosen subprotocol as a text message).
+50 ms), /headers (the handshake's header fields as a JSON text message), /cookie
+(its 101 sets the cookie feed=abc123, then it closes), /protocol (echoes the chosen subprotocol as a text message).
 
 The hostile server's paths: /badutf8, /oversize?size=N, /noclose, /fragmented, /status
 (403 with a body), /redirect (302), /nopong (never answers a ping; echoes a close).
@@ -54,12 +55,21 @@ async def peer(connection):
             await connection.send(f"tick {number}")
             number += 1
             await asyncio.sleep(0.05)
+    elif url.path == "/cookie":
+        await connection.close()
     elif url.path == "/headers":
         await connection.send(json.dumps({name.lower(): value for name, value in connection.request.headers.raw_items()}))
     elif url.path == "/protocol":
         await connection.send(connection.subprotocol or "")
         async for message in connection:
             await connection.send(message)
+
+
+def set_cookie(connection, request, response):
+    """The handshake of /cookie sets a cookie in its 101 (the client's cookie store keeps it)."""
+    if request.path.startswith("/cookie"):
+        response.headers["Set-Cookie"] = "feed=abc123; Path=/"
+    return response
 
 
 # The hostile server: frames written by hand.
@@ -154,7 +164,8 @@ async def main():
     if arguments.certs:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(f"{arguments.certs}/leaf.pem", f"{arguments.certs}/leaf.key")
-    options = dict(subprotocols=["chat", "superchat"], max_size=None, ping_interval=None, compression=None)
+    options = dict(subprotocols=["chat", "superchat"], max_size=None, ping_interval=None, compression=None,
+                   process_response=set_cookie)
     # (A server that offers subprotocols refuses a client offering none unless told otherwise.)
     options["select_subprotocol"] = lambda connection, offered: next((name for name in offered if name in ("chat", "superchat")), None)
     async with serve(peer, "127.0.0.1", 0, **options) as plain:

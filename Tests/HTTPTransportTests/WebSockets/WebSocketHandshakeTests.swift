@@ -35,6 +35,21 @@ final class WebSocketHandshakeTests: XCTestCase, WebSocketFixtures {
         try await socket.close()
     }
 
+    func testCookiesSetByOneHandshakeGoWithTheNext() async throws {
+        let peer = try peer()
+        let cookies = CookieStorage()
+        let transport = HTTPTransport(requestInterceptors: [AddCookieInterceptor(cookieProvider: cookies)],
+                                      responseInterceptors: [ReceivedCookieInterceptor(cookieStorage: cookies)])
+        let setter = try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/cookie")))
+        let closed = try await setter.receive()
+        XCTAssertNil(closed)
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/headers")))
+        guard case .text(let json) = try await socket.receive() else { return XCTFail("no header echo") }
+        let headers = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
+        XCTAssertEqual(headers["cookie"], "feed=abc123")
+        try await socket.close()
+    }
+
     func testTheAddressPolicyAppliesToTheHandshake() async throws {
         let peer = try peer()
         var configuration = Session.Configuration()
