@@ -76,6 +76,7 @@ let package = Package(
         ),
         .target(
             name: "ExampleServer",
+            dependencies: ["COpenSSLDigest"],
             path: "Examples/ExampleServer"
         ),
         .executableTarget(

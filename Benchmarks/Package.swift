@@ -2,8 +2,8 @@
 // The benchmark package: separate from the library so the library gains no dependency from it
 // (AsyncHTTPClient and FoundationNetworking are used here only, as clients to compare with).
 // Run it through the scripts beside this file: run.sh (the clients), fanout.sh (many requests in
-// flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh, handshake-storm.sh and
-// openapi.sh (OpenAPI transports), fleet.sh (shared state in Redis).
+// flight at once), instructions.sh, soak.sh, large-bodies.sh, streaming.sh, handshake-storm.sh,
+// websocket.sh, openapi.sh (OpenAPI transports) and fleet.sh (shared state in Redis).
 import Foundation
 import PackageDescription
 
@@ -64,6 +64,11 @@ let package = Package(
         .executableTarget(
             name: "StreamingBodies",
             dependencies: ["BenchSupport", .product(name: "HTTPTransport", package: library)]
+        ),
+        // websocket.sh: echo round trips over WebSockets (against a C program on libcurl's API).
+        .executableTarget(
+            name: "WebSocketEcho",
+            dependencies: [.product(name: "HTTPTransport", package: library)]
         ),
         // large-bodies.sh: peak memory of 1 GiB transfers, cancellation latency.
         .executableTarget(

@@ -246,6 +246,18 @@ check "the server saw the feed and every attempt" has '^server: 58 requests rece
 check "its own checks passed" has '^result: ok$'
 show_on_failure
 
+# --- WorkerDaemon: the same feed over a WebSocket, on bookworm-backports' libcurl 8 ------------
+# (scripts/libcurl8.sh fetches it into .libcurl8/; on the machine's 7.88 the daemon says it has
+# no WebSockets and follows the NDJSON feed.) The handshake is the feed's one request.
+start WorkerDaemon-ws-feed
+LD_LIBRARY_PATH="$(bash scripts/libcurl8.sh)" run WorkerDaemon --jobs 50 --threads 2 --ws-feed
+check "exits 0" [ "$status" -eq 0 ]
+check "every job arrived over the WebSocket" has '^feed: 50 jobs arrived over the WebSocket$'
+check "the summary adds up" has '^summary: 50 jobs, done 49, failed 1, retried 7, cancelled 0, discarded 0$'
+check "the server saw the handshake and every attempt" has '^server: 58 requests received$'
+check "its own checks passed" has '^result: ok$'
+show_on_failure
+
 # run_signalled NAME SIGNAL COUNT ARGS...: starts the daemon (it stops by itself after 60 s
 # at the latest), waits until it is working, sends SIGNAL COUNT times, and waits for it.
 run_signalled() {

@@ -58,6 +58,9 @@ public final class ExampleServer: Sendable {
         /// and answers `false` once the client is gone.
         public var stream: (@Sendable (_ send: (Data) -> Bool) -> Void)?
 
+        /// After a 101, the connection is a WebSocket run by this closure (`webSocket(for:_:)`).
+        public var webSocket: (@Sendable (WebSocketPeer) -> Void)?
+
         public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
@@ -164,6 +167,7 @@ public final class ExampleServer: Sendable {
             let response = handler(request)
             served.add(1, ordering: .relaxed)
             guard write(Self.encode(response, forMethod: request.method), to: connection) else { return }
+            if let session = response.webSocket { return session(WebSocketPeer(connection: connection)) }
             if let stream = response.stream, request.method != "HEAD" {
                 var open = true
                 stream { piece in

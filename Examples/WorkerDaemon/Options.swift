@@ -22,6 +22,8 @@ struct Options {
     var proxy: String?
     /// Jobs come from following the API's NDJSON feed as it streams in, not from a counter.
     var feed = false
+    /// The feed comes over a WebSocket (when this libcurl has them; else the NDJSON feed).
+    var webSocketFeed = false
 
     /// Requests a second to the API (`HostLimits`; 0: no rate, `Retry-After` pauses still apply).
     var rate: Double = 1_000
@@ -58,6 +60,8 @@ struct Options {
                               credentials as user:password@ (default: the environment's proxy)
           --feed              take the jobs from the API's NDJSON feed, each as its line arrives
                               (HTTPRequest.streaming), instead of numbering them here
+          --ws-feed           the same feed over a WebSocket, one text message a job (with a
+                              libcurl that has WebSockets; else the NDJSON feed)
           --rate N            requests a second to the API (default 1000; 0 = no rate)
           --burst N           requests that may go at once after a quiet time (default 50)
           --breaker-threshold N  consecutive failures that stop sending to the API (default 20; 0 = never)
@@ -108,6 +112,9 @@ struct Options {
                 options.proxy = value(argument)
             case "--feed":
                 options.feed = true
+            case "--ws-feed":
+                options.feed = true
+                options.webSocketFeed = true
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -11,6 +11,7 @@
 //   swift run WorkerDaemon --jobs 0 --metrics-port 9464   # and: curl http://127.0.0.1:9464/metrics
 //   swift run WorkerDaemon --proxy http://user:password@proxy.internal:3128
 //   swift run WorkerDaemon --feed                  # jobs from an NDJSON feed, as its lines arrive
+//   swift run WorkerDaemon --ws-feed               # the same feed over a WebSocket (when libcurl has them)
 //
 // The API is a local server this program starts on 127.0.0.1. It answers some requests with
 // 503 so that the retry policy has work to do: the first attempt of every job whose id ends in
@@ -48,6 +49,7 @@ let server = try ExampleServer { request in
     }
     let parts = request.pathComponents
     if request.method == "GET", parts == ["api", "feed"] { return jobFeed(count: options.jobs) }
+    if request.method == "GET", parts == ["api", "feed", "ws"] { return jobFeed(over: request, count: options.jobs) }
     guard request.method == "PUT", parts.count == 3, parts[0] == "api", parts[1] == "results", let id = Int(parts[2]) else {
         return .json(["error": ["code": "not_found", "message": "No route \(request.method) \(request.path)"]], status: 404)
     }

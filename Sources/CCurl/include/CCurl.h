@@ -281,4 +281,41 @@ int ccurl_decoder_finished(const ccurl_decoder *decoder);
 /// Why decoding failed: the coding's name, a colon, the decoder's reason.
 const char *ccurl_decoder_error(const ccurl_decoder *decoder);
 
+// MARK: - WebSockets (ccurl_ws.c)
+
+// libcurl's WebSocket API (8.x) is looked up at run time: the library builds against 7.88's
+// headers, which do not declare it, and runs on libcurls with and without it.
+
+/// Frame flags, as libcurl 8 numbers them (CURLWS_TEXT, ...).
+enum {
+    CCURL_WS_TEXT = 1 << 0,
+    CCURL_WS_BINARY = 1 << 1,
+    CCURL_WS_CONT = 1 << 2,
+    CCURL_WS_CLOSE = 1 << 3,
+    CCURL_WS_PING = 1 << 4,
+    CCURL_WS_OFFSET = 1 << 5,
+    CCURL_WS_PONG = 1 << 6,
+};
+/// CURLOPT_CONNECT_ONLY's value for a WebSocket: the transfer ends after the upgrade.
+#define CCURL_WS_CONNECT_ONLY 2L
+
+/// 1 when this process's libcurl lists ws and wss among its protocols and exports
+/// curl_ws_recv, curl_ws_send and curl_ws_meta; 0 otherwise.
+int ccurl_ws_available(void);
+
+/// What curl_ws_recv said of the frame the bytes belong to.
+typedef struct ccurl_ws_frame {
+    int flags;
+    curl_off_t offset;     /// where the bytes start in the frame's payload
+    curl_off_t bytesleft;  /// the frame's payload bytes still to come after these
+} ccurl_ws_frame;
+
+/// curl_ws_recv: CURLE_AGAIN when nothing waits, CURLE_GOT_NOTHING when the connection ended,
+/// CURLE_NOT_BUILT_IN when the libcurl has no WebSockets.
+CURLcode ccurl_ws_recv(CURL *handle, void *buffer, size_t length, size_t *received, ccurl_ws_frame *frame);
+/// curl_ws_send of one whole frame (or the rest of one): `sent` payload bytes were taken.
+CURLcode ccurl_ws_send(CURL *handle, const void *buffer, size_t length, size_t *sent, unsigned int flags);
+/// The connection's socket (CURLINFO_ACTIVESOCKET), -1 when there is none.
+int ccurl_active_socket(CURL *handle);
+
 #endif

@@ -23,6 +23,7 @@ extension CurlEngine: LoopEngine {
         transfer.handle.connectionContext.beginTransfer()
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
                                                    engine: transfer.state.stream == nil ? nil : self))
+        if request.webSocket != nil { return webSocketResponse(to: request, of: transfer, code: code) }
         defer { finish(transfer, code: code) }
         return withSentHead(response(to: request, of: transfer, code: code), of: transfer)
     }

@@ -72,7 +72,8 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             proxy = route.curlValue
         }
         let handle: EasyHandle
-        if let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
+        // (A WebSocket's handle keeps its connection for the socket: never a pooled one.)
+        if request.webSocket == nil, let idle = pool.checkOut() { handle = idle } else { handle = try makeHandle(url: url) }
         let transfer = CurlTransfer(url: url, handle: handle, control: control, maxResponseSize: configuration.maxResponseSize)
         // The handle holds the options of the request it last sent: the same plain request again
         // (see `TransferOptions.Inputs`) needs them neither made nor compared.
@@ -91,6 +92,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             }
             handle.appliedInputs = options.ownsNoTransferResource
                 ? TransferOptions.Inputs(request, url: url, control: control, proxy: proxy) : nil
+            if request.webSocket != nil { try upgradesToWebSocket(handle, url: url) }
         }
         handle.transferSlot.pointee.state = transfer.state.opaque
         if request.keepsSentHead { ccurl_sent_head_clear(handle.sentHead) }

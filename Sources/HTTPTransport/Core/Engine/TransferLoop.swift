@@ -32,6 +32,8 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     /// Transfers with a streamed request body (`StreamedUpload`), which may pause for its chunks.
     @exclusivity(unchecked) private var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    /// Open WebSockets, whose sockets wait in this loop's poll (WebSocketHub.swift).
+    private let webSockets: WebSocketHub
 
     private enum ThreadState { case notStarted, running, stopping, stopped }
 
@@ -42,6 +44,7 @@ final class TransferLoop: @unchecked Sendable {
         guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
         self.share = share
+        webSockets = WebSocketHub(multi: multi)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : Int(CURLPIPE_NOTHING))
         if maxHostConnections > 0 {
             _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
@@ -153,8 +156,12 @@ final class TransferLoop: @unchecked Sendable {
             // Streams first: what a finished stream received in this round still goes out.
             driveStreams()
             collectFinished()
-            if stopping, running.isEmpty { break }
-            _ = curl_multi_poll(multi, nil, 0, pollMilliseconds(), nil)
+            webSockets.service()
+            if stopping, running.isEmpty {
+                webSockets.closeAll()
+                break
+            }
+            webSockets.poll(milliseconds: pollMilliseconds())
         }
         curl_multi_cleanup(multi)
         lock.withLock {
@@ -208,6 +215,11 @@ final class TransferLoop: @unchecked Sendable {
             }
             stream.body.consumer.setWaker(nil)
         }
+        // A WebSocket's handshake: its handle stays on the multi handle, with the connection.
+        if code == CURLE_OK, let link = transfer.request.webSocket {
+            if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
+            code = CURLE_COULDNT_CONNECT
+        }
         curl_multi_remove_handle(multi, curl)
         transfer.finish(code)
     }
@@ -244,6 +256,7 @@ final class TransferLoop: @unchecked Sendable {
         for transfer in streams.values {
             if let stream = transfer.state.stream { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
         }
+        if let deadline = webSockets.nextDeadline { wait = min(wait, max(.zero, deadline - now)) }
         return Int32(max(0, (wait / .milliseconds(1)).rounded(.up)))
     }
 }

@@ -160,7 +160,8 @@ final class SendPipeline: Sendable {
     /// response passes the response interceptors first (its cookies are stored, it is logged);
     /// a redirect that must not be followed becomes the response's error.
     func followRedirect(_ response: inout RawResponse, from hop: Hop) -> Hop? {
-        guard let next = RedirectRule.nextRequest(after: hop.request, response: response,
+        // (A WebSocket's handshake follows none: its 3xx fails validation.)
+        guard response.request.webSocket == nil, let next = RedirectRule.nextRequest(after: hop.request, response: response,
                                                   allowsInsecureRedirects: session.configuration.allowsInsecureRedirects)
         else { return nil }
         let limit = session.configuration.maxRedirects
@@ -199,7 +200,9 @@ final class SendPipeline: Sendable {
                                                 url: request.url.absoluteString)
             return
         }
-        guard validatesStatus, !status.isSuccess else { return }
+        // A WebSocket's handshake succeeds with 101 alone, whatever the validation.
+        let upgraded = request.webSocket.map { _ in status.rawValue == 101 }
+        guard upgraded == false || (upgraded == nil && validatesStatus && !status.isSuccess) else { return }
         response.error = HTTPTransportError(
             code: .httpStatus,
             message: "The server answered \(status.rawValue) \(status.reasonPhrase) for \(request.method.rawValue) \(request.url.absoluteString).",

@@ -73,6 +73,11 @@ public struct RawRequest: Sendable {
         get { storage.fields.streaming }
         _modify { yield &storage.fields.streaming }
     }
+    /// The WebSocket this request's handshake opens (`HTTPTransport.webSocket(_:configuration:)`).
+    var webSocket: WebSocketLink? {
+        get { storage.fields.webSocket }
+        set { storage.fields.webSocket = newValue }
+    }
     /// For a redirect hop, the previous hop's URL (`nil` on the first request): tells an
     /// interceptor that it runs for a redirect, e.g. to add credentials only for its own origin.
     public var redirectedFrom: URL? {
@@ -97,6 +102,7 @@ public struct RawRequest: Sendable {
         var timeout: TimeInterval
         var download: Download?
         var streaming: StreamingBody?
+        var webSocket: WebSocketLink?
         var redirectedFrom: URL?
         var requestID: String?
         var urlText: String?

@@ -11,6 +11,8 @@ struct RequestNotes: Sendable, Hashable {
     var problem: String?
     /// Where the response body streams to, when it does (`streaming(_:)`, `HTTPTransport.stream(_:)`).
     var streaming: StreamingBody?
+    /// The WebSocket the request's handshake opens (`HTTPTransport.webSocket(_:configuration:)`).
+    var webSocket: WebSocketLink?
     /// Header fields sent after the request's `headers`, in order (`HTTPRequest.headerFields`).
     var headerFields = HTTPHeaders()
     /// Bytes sent as the raw body (`HTTPRequest.uploading(data:contentType:)`).

@@ -50,6 +50,7 @@ enum RequestResolver {
         if queried == nil { raw.urlText = parsed.text }
         if let download { raw.download = download }
         if let streaming = request.notes.streaming { raw.streaming = streaming }
+        if let webSocket = request.notes.webSocket { raw.webSocket = webSocket }
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
         return raw
     }

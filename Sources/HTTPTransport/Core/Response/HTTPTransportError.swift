@@ -54,6 +54,9 @@ public struct HTTPTransportError: Error, CustomNSError, Sendable, CustomStringCo
         /// The session's `circuitBreaker` holds the origin's circuit open after its failures;
         /// nothing was sent (the message says since when and until when).
         case circuitOpen = 18
+        /// This process's libcurl cannot do what was asked (WebSockets need libcurl 8.11 or
+        /// newer built with `ws`/`wss`); the message says how to get one. Nothing was sent.
+        case unsupported = 19
     }
 
     /// The kind of failure.

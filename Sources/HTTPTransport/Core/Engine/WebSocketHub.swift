@@ -1,0 +1,132 @@
+import CCurl
+import Foundation
+
+/// The open WebSockets of one session's transfer loop. Their sockets wait in the loop's own poll
+/// (`curl_multi_poll`, as extra descriptors), so an open socket holds no thread: the loop thread
+/// reads and writes each one when it is ready, when a caller queued work (`markDirty`, which
+/// wakes the poll), or when one of its timers is due.
+///
+/// The handshake is a transfer of the loop's multi handle with `CURLOPT_CONNECT_ONLY` 2; its
+/// handle stays in the multi handle afterwards (libcurl finds the connection through it), until
+/// the socket ends.
+final class WebSocketHub: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var dirty: [WebSocketLink] = []
+    private var stopped = false
+    // The loop thread's own.
+    @exclusivity(unchecked) private var adopted: [ObjectIdentifier: WebSocketLink] = [:]
+    @exclusivity(unchecked) private var sockets: [ObjectIdentifier: WebSocketLink] = [:]
+    @exclusivity(unchecked) private var descriptors: [curl_waitfd] = []
+    @exclusivity(unchecked) private var polled: [WebSocketLink] = []
+    @exclusivity(unchecked) private(set) var nextDeadline: ContinuousClock.Instant?
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    init(multi: UnsafeMutableRawPointer) {
+        self.multi = multi
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Open sockets (adopted ones included).
+    var isEmpty: Bool { adopted.isEmpty && sockets.isEmpty }
+
+    /// The handshake of `link` ended with the upgrade: its handle stays on the multi handle.
+    /// False when libcurl has no socket for it (the transfer then ends as a failure).
+    func adopt(_ link: WebSocketLink, handle: EasyHandle) -> Bool {
+        let socket = ccurl_active_socket(handle.curl)
+        guard socket >= 0 else { return false }
+        link.adopted(by: self, connection: WebSocketConnection(handle: handle, socket: socket, now: .now))
+        adopted[ObjectIdentifier(link)] = link
+        return true
+    }
+
+    /// `link` has work for the loop (any thread): the poll wakes.
+    func markDirty(_ link: WebSocketLink) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
+        let wakes = dirty.isEmpty
+        dirty.append(link)
+        // (Under the lock: the multi handle lives until `closeAll` set `stopped`.)
+        if wakes { _ = curl_multi_wakeup(multi) }
+    }
+
+    /// The loop's turn: sockets that were woken, then those whose timers are due.
+    func service() {
+        let now = ContinuousClock.now
+        let woken = lock.withLock {
+            defer { dirty.removeAll(keepingCapacity: true) }
+            return dirty
+        }
+        for link in woken {
+            let id = ObjectIdentifier(link)
+            if let activated = adopted.removeValue(forKey: id) { sockets[id] = activated }
+            if sockets[id] != nil { serve(link, now: now) }
+        }
+        var next: ContinuousClock.Instant?
+        for link in Array(sockets.values) {
+            guard var deadline = link.connection?.nextDeadline(link.settings) else { continue }
+            if deadline <= now {
+                serve(link, now: now)
+                guard let later = link.connection?.nextDeadline(link.settings) else { continue }
+                deadline = later
+            }
+            next = next.map { min($0, deadline) } ?? deadline
+        }
+        nextDeadline = next
+    }
+
+    /// Waits in the multi handle's poll, with every open socket that wants to read or write,
+    /// for at most `milliseconds`; then serves the sockets that are ready.
+    func poll(milliseconds: Int32) {
+        descriptors.removeAll(keepingCapacity: true)
+        polled.removeAll(keepingCapacity: true)
+        for link in sockets.values {
+            guard let connection = link.connection, !connection.ended else { continue }
+            var events: Int16 = 0
+            if link.wantsMessages { events |= Int16(CURL_WAIT_POLLIN) }
+            if connection.blockedOnSend { events |= Int16(CURL_WAIT_POLLOUT) }
+            guard events != 0 else { continue }
+            descriptors.append(curl_waitfd(fd: connection.socket, events: events, revents: 0))
+            polled.append(link)
+        }
+        let count = UInt32(descriptors.count)
+        _ = descriptors.withUnsafeMutableBufferPointer { curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+        let now = ContinuousClock.now
+        for (index, link) in polled.enumerated() where descriptors[index].revents != 0 {
+            serve(link, now: now)
+        }
+    }
+
+    /// The loop stops: every socket ends now.
+    func closeAll() {
+        lock.withLock { stopped = true }
+        for link in Array(adopted.values) + Array(sockets.values) {
+            if let connection = link.connection {
+                link.finish(connection, .failed(HTTPTransportError(
+                    code: .cancelled, message: "The session's transfer loop stopped.", url: link.url)), peerCode: .abnormalClosure)
+            }
+            release(link)
+        }
+        adopted = [:]
+        sockets = [:]
+        // (The links refer to this hub: none may stay here, or neither would ever go.)
+        polled = []
+        lock.withLock { dirty = [] }
+    }
+
+    private func serve(_ link: WebSocketLink, now: ContinuousClock.Instant) {
+        guard !link.service(now: now, buffer: buffer) else { return }
+        sockets[ObjectIdentifier(link)] = nil
+        release(link)
+    }
+
+    /// The handle leaves the multi handle and is closed, with its connection.
+    private func release(_ link: WebSocketLink) {
+        guard let connection = link.connection else { return }
+        curl_multi_remove_handle(multi, connection.handle.curl)
+        link.connection = nil
+    }
+}
