@@ -46,6 +46,39 @@ final class TransferLoopNginxTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(opened, 1)
     }
 
+    /// 150 async sends at once, each answered after 0.3 s: more streams in flight than one
+    /// connection takes (libcurl's 100), which libcurl 7.88 met with a new connection per transfer
+    /// (MultiplexGate), whenever the sends reached the loop.
+    func testConcurrentAsyncSendsToADelayingHTTP2OriginShareAFewConnections() throws {
+        let nginx = try Self.nginx.get()
+        let transport = transport()
+        XCTAssertTrue(transport.send(requests: [HTTPRequest(endpoint: "https://127.0.0.1:\(nginx.tlsPort)/warm")])[0].isSuccess)
+        let versions = Recorder<String>()
+        let failures = Recorder<String>()
+        let opened = try connections(nginx) {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for index in 0..<150 {
+                        group.addTask {
+                            do throws(HTTPTransportError) {
+                                let request = HTTPRequest(endpoint: "https://127.0.0.1:\(nginx.tlsPort)/delayed/0.3?n=\(index)")
+                                versions.add(try await transport.send(request).metrics.httpVersion)
+                            } catch {
+                                failures.add(error.message)
+                            }
+                        }
+                    }
+                }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        }
+        XCTAssertEqual(failures.values, [])
+        XCTAssertEqual(versions.values, Array(repeating: "2", count: 150))
+        XCTAssertLessThanOrEqual(opened, 3)
+    }
+
     func testWithoutMultiplexingConcurrentHTTP2RequestsOpenConnectionsUpToTheLimitPerHost() throws {
         let nginx = try Self.nginx.get()
         let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/h2/\($0)") }

@@ -13,16 +13,22 @@ extension CurlEngine: LoopEngine {
         } catch {
             return RawResponse(request: request, error: error)
         }
+        let waits = waitsToMultiplex(request.url)
         do {
-            try transfer.handle.set(CURLOPT_PIPEWAIT, waitsToMultiplex(request.url))
+            try transfer.handle.set(CURLOPT_PIPEWAIT, waits)
         } catch {
             finish(transfer, code: CURLE_FAILED_INIT)
             return RawResponse(request: request, error: HTTPTransportError(
                 code: .other, message: error.message, url: request.url.absoluteString, curlCode: Int(error.code.rawValue)))
         }
         transfer.handle.connectionContext.beginTransfer()
+        let isStream = transfer.state.stream != nil
+        // Without a per-host limit, the loop admits one connection's worth of such transfers per
+        // origin (MultiplexGate); a stream, which may stay open for hours, goes in at once.
+        let gated = waits && !isStream && configuration.maxConnectionsPerHost == 0
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
-                                                   engine: transfer.state.stream == nil ? nil : self))
+                                                   engine: isStream ? self : nil,
+                                                   multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil))
         defer { finish(transfer, code: code) }
         return withSentHead(response(to: request, of: transfer, code: code), of: transfer)
     }
