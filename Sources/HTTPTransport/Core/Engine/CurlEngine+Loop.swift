@@ -8,6 +8,9 @@ extension CurlEngine: LoopEngine {
     func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse {
         guard let loop else { return execute(request, control: control) }
         let transfer: CurlTransfer
+        // The loop ends a cancelled transfer itself (`TransferLoop.perform`).
+        var control = control
+        control.runnerStopsOnCancellation = true
         do {
             transfer = try prepare(request, control: control)
         } catch {
