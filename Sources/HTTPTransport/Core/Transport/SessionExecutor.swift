@@ -78,11 +78,4 @@ final class SessionExecutor: TaskExecutor, @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
-
-    /// Threads alive now, and jobs waiting (for tests).
-    var counts: (threads: Int, waiting: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (threads, jobs.count - next)
-    }
 }
