@@ -81,7 +81,7 @@ final class TransferLoopNginxTests: XCTestCase {
 
     func testWithoutMultiplexingConcurrentHTTP2RequestsOpenConnectionsUpToTheLimitPerHost() throws {
         let nginx = try Self.nginx.get()
-        let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/h2/\($0)") }
+        let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/delayed/0.2?n=\($0)") }
         var results: [HTTPTransport.Result] = []
         let opened = try connections(nginx) {
             results = transport(multiplexing: false, maxConnectionsPerHost: 6).send(requests: requests)

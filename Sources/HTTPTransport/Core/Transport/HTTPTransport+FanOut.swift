@@ -30,8 +30,11 @@ extension HTTPTransport {
                         let session = request.session ?? self.session
                         // Places are taken in the order of `requests`.
                         _ = await session.transferGate.enter()
-                        group.addTask(executorPreference: session.executor) {
-                            let result = await SendPipeline.of(request, on: self).runAsync(request, control: TransferControl())
+                        let pipeline = SendPipeline.of(request, on: self)
+                        // (As for an async send: see `SendPipeline.runsWithoutBlocking`.)
+                        let executor: any TaskExecutor = pipeline.runsWithoutBlocking ? globalConcurrentExecutor : session.executor
+                        group.addTask(executorPreference: executor) {
+                            let result = await pipeline.runAsync(request, control: TransferControl())
                             session.transferGate.leave()
                             results.set(index, result)
                         }
