@@ -28,10 +28,6 @@
 #   Connections are nginx's stub_status "accepts" after the run less before it (less the
 #   reading's own connection). nginx keeps its default of 128 streams per connection
 #   (H2_STREAMS=N sets http2_max_concurrent_streams). Ratios are to the faster C client.
-# Workload C: H2_N concurrent GETs over TLS HTTP/2 to h2_delay_server.py (Python, package
-#   python3-h2), which answers each 100 ms after it arrived and announces C_STREAMS (default
-#   "100 1000") streams per connection: (m), (m2) the same with CURLMOPT_MAX_HOST_CONNECTIONS 2,
-#   (b) HTTPTransport async sends. Connections are the server's own count of accepted ones.
 # Peak RSS (the whole process, wait4's ru_maxrss) and peak threads (/proc/PID/status sampled
 # every 5 ms) come from baseline/procstat.c, which also kills a client after TIMEOUT seconds: a
 # hung client is reported as timed out, and its further repetitions at that N are skipped.
@@ -41,8 +37,7 @@
 #
 # Environment: REPS=N (default 3), NS="100 1000 10000", QUICK=1 (REPS=1, NS="100 1000"),
 #              CLIENTS="m m-socket b-async b-async-default b-fanout b-fanout-default e e+ d", H2_N=1000,
-#              H2_CLIENTS="m m8 b b8 e e+", WORKLOADS="A B C", C_CLIENTS="m m2 b", C_STREAMS="100 1000",
-#              TIMEOUT=120 (seconds per run),
+#              H2_CLIENTS="m m8 b b8 e e+", WORKLOADS="A B", TIMEOUT=120 (seconds per run),
 #              DELAY_MS=100, H2_STREAMS=N, KEEP=1 (keep the work directory and raw results).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -59,9 +54,7 @@ fi
 CLIENTS=${CLIENTS:-"m m-socket b-async b-async-default b-fanout b-fanout-default e e+ d"}
 H2_CLIENTS=${H2_CLIENTS:-"m m8 b b8 e e+"}
 H2_N=${H2_N:-1000}
-WORKLOADS=${WORKLOADS:-"A B C"}
-C_CLIENTS=${C_CLIENTS:-"m m2 b"}
-C_STREAMS=${C_STREAMS:-"100 1000"}
+WORKLOADS=${WORKLOADS:-"A B"}
 TIMEOUT=${TIMEOUT:-120}
 DELAY_MS=${DELAY_MS:-100}
 
@@ -74,7 +67,6 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v nstat >/dev/null 2>&1 || missing+=(iproute2)
-if [[ " $WORKLOADS " == *" C "* ]]; then /usr/bin/python3 -c 'import h2' 2>/dev/null || missing+=(python3-h2); fi
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "fanout.sh: installing ${missing[*]}"
     apt_install "${missing[@]}"
@@ -102,7 +94,7 @@ gcc -O2 -Wall -o .build/delay_server baseline/delay_server.c
 gcc -O2 -Wall -o .build/fanout_multi baseline/fanout_multi.c -lcurl
 gcc -O2 -Wall -o .build/procstat baseline/procstat.c
 products=()
-case " $CLIENTS $H2_CLIENTS $C_CLIENTS " in *" b"*) products+=(BenchHTTPTransport) ;; esac
+case " $CLIENTS $H2_CLIENTS " in *" b"*) products+=(BenchHTTPTransport) ;; esac
 case " $CLIENTS $H2_CLIENTS " in *" e"*) products+=(BenchAsyncHTTPClient) ;; esac
 case " $CLIENTS " in *" d "*) products+=(BenchURLSession) ;; esac
 swift_build_products "${products[@]}"
@@ -272,38 +264,7 @@ if [[ " $WORKLOADS " == *" B "* ]]; then
     nginx_stop
 fi
 
-# --- 5. Workload C: HTTP/2 fan-out against a delaying h2 server ---------------------------------
-c_command() {  # $1 client, $2 base URL
-    local common="fanout $2 $H2_N --http 2 --ca $WORK/tls/ca.pem"
-    case "$1" in
-        m) echo ".build/fanout_multi $common" ;;
-        m2) echo ".build/fanout_multi $common --max-host-connections 2" ;;
-        b) echo "$BIN/BenchHTTPTransport $common --max-transfers $H2_N" ;;
-        *) echo "fanout.sh: unknown client $1" >&2; exit 2 ;;
-    esac
-}
-
-if [[ " $WORKLOADS " == *" C "* ]]; then
-    [ -s "$WORK/tls/ca.pem" ] || make_certificates
-    for rep in $(seq "$REPS"); do
-        for streams in $C_STREAMS; do
-            for client in $C_CLIENTS; do
-                rm -f "$WORK/port" "$WORK/server.json"
-                /usr/bin/python3 h2_delay_server.py "$WORK/port" "$WORK/server.json" "$DELAY_MS" \
-                    "$WORK/tls/server.pem" "$WORK/tls/server.key" "$streams" &
-                SERVER_PID=$!
-                for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.05; done
-                # shellcheck disable=SC2046
-                measured=$(measure "$client" $(c_command "$client" "https://127.0.0.1:$(cat "$WORK/port")"))
-                stop_delay_server
-                echo "{\"workload\":\"C\",\"rep\":$rep,\"n\":$H2_N,\"id\":\"$client\",\"streams\":$streams,\"result\":$(sed -n 1p <<<"$measured"),\"proc\":$(sed -n 2p <<<"$measured"),\"server\":$(cat "$WORK/server.json" 2>/dev/null || echo null)}" >>"$RESULTS"
-            done
-        done
-        echo "fanout.sh: workload C: repetition $rep done ($(( $(date +%s) - started )) s)"
-    done
-fi
-
-# --- 6. Tables --------------------------------------------------------------------------------
+# --- 5. Tables --------------------------------------------------------------------------------
 python3 - "$RESULTS" "$REPS" "$TIMEOUT" "$DELAY_MS" <<'PYTHON'
 import json, statistics, sys
 
@@ -332,7 +293,7 @@ def figures(runs):
         "seconds": median(r["result"]["seconds"] for r in good),
         "rss": median((r["proc"] or {}).get("maxrss_kib", 0) / 1024 for r in good),
         "threads": median((r["proc"] or {}).get("peak_threads") for r in good),
-        "connections": median((r.get("server") or {}).get("accepted") if r["workload"] in ("A", "C") else r.get("connections") for r in good),
+        "connections": median((r.get("server") or {}).get("accepted") if r["workload"] == "A" else r.get("connections") for r in good),
         "h2": median(r["result"].get("h2_responses") for r in good),
         "drops": sum(r.get("listen_drops", 0) for r in runs),
         "timed_out": timed_out,
@@ -394,27 +355,6 @@ if b_rows:
         h2, h1 = (figures([r for r in b_rows if r["id"] == client and r["version"] == v])["seconds"] for v in ("2", "1.1"))
         if h2 and h1:
             print(f"- {names.get(client, client)}: {h2 / h1:.2f}")
-
-c_rows = [r for r in rows if r["workload"] == "C"]
-if c_rows:
-    n = c_rows[0]["n"]
-    print()
-    print(f"### Workload C: {n:,} concurrent GETs over TLS HTTP/2 to a server answering after {delay} ms (median of {reps})")
-    print()
-    print("| client | server's streams per connection | seconds | × (m) | connections (the warm-up's included) | errors, all runs |")
-    print("|---|---:|---:|---:|---:|---:|")
-    names["m2"] = "(m2) C, libcurl multi, 2 connections per host"
-    for streams in dict.fromkeys(r["streams"] for r in c_rows):
-        base = figures([r for r in c_rows if r["streams"] == streams and r["id"] == "m"])
-        for client in dict.fromkeys(r["id"] for r in c_rows):
-            runs = [r for r in c_rows if r["streams"] == streams and r["id"] == client]
-            if not runs:
-                continue
-            f = figures(runs)
-            if f["seconds"] is None:
-                print(f"| {names.get(client, client)} | {streams} | {cell_seconds(f, base)} | — | {f['errors']} |")
-                continue
-            print(f"| {names.get(client, client)} | {streams} | {cell_seconds(f, base)} | {f['connections']:.0f} | {f['errors']} |")
 
 # The issue's targets for workload A, for the library as shipped (the default
 # maxConcurrentTransfers): its async sends and send(requests:).

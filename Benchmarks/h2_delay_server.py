@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""An HTTP/2 server over TLS (ALPN h2) that answers every GET after a delay: the HTTP/2 half of
-fanout.sh's workload A (baseline/delay_server.c is the HTTP/1.1 half).
+"""An HTTP/2 server over TLS (ALPN h2) that answers every GET after a delay, for h2-fanout.sh
+(baseline/delay_server.c is fanout.sh's HTTP/1.1 one).
 
     h2_delay_server.py PORT_FILE SUMMARY_FILE DELAY_MS CERT KEY [MAX_STREAMS]
 
