@@ -9,7 +9,11 @@
 // `maxConcurrentTransfers` (default: the library's), `--http 1.1` or `--http 2` the HTTP version
 // (2: HTTP/2 over TLS by ALPN), `--ca PEM` the root the server's certificate is checked against,
 // `--max-host-connections N` the session's `maxConnectionsPerHost`. The get workload with
-// `--api loop` sends each GET through the session's transfer loop (`send(requests:)` of one).
+// `--api loop` sends each GET through the session's transfer loop (`send(requests:)` of one), with
+// `--api async` as awaited async sends, one after the other. The threads workload (THREADS PER)
+// keeps THREADS GETs in flight: blocking sends on THREADS threads, or with `--api async` THREADS
+// tasks awaiting async sends in turn, or with `--api requests` one `send(requests:)` of
+// THREADS × PER GETs (give `--max-transfers THREADS`) (throughput.sh).
 // The command line is BenchSupport's.
 import BenchSupport
 import Foundation
@@ -96,18 +100,21 @@ func downloadToFile() -> Timed {
     return Timed(operations: 1, bytes: bytes, seconds: seconds)
 }
 
+/// One async send, checked.
+@Sendable func sendAsync(_ request: HTTPRequest) async -> Int {
+    do throws(HTTPTransportError) {
+        return check(.success(response: try await transport.send(request)))
+    } catch {
+        return check(.failure(error: error))
+    }
+}
+
 /// The fan-out: `count` GETs in flight at once, as async sends in one task group or as one
 /// `send(requests:)` (`--api requests`).
 func fanOut(_ count: Int) -> Timed {
     switch arguments.options["api"] ?? "async" {
     case "async":
-        return timeFanOutWaiting(count) {
-            do throws(HTTPTransportError) {
-                return check(.success(response: try await transport.send(getRequest)))
-            } catch {
-                return check(.failure(error: error))
-            }
-        }
+        return timeFanOutWaiting(count) { await sendAsync(getRequest) }
     case "requests":
         let requests = [any HTTPRequestEnvelope](repeating: getRequest, count: count)
         let start = now()
@@ -124,6 +131,11 @@ func fanOut(_ count: Int) -> Timed {
 // warms up through the API it measures.
 if arguments.workload == .fanout {
     _ = fanOut(1)
+} else if arguments.options["api"] == "async" || arguments.options["api"] == "requests" {
+    // Through the session's transfer loop, whose connections are its multi handle's own: one
+    // round with as many in flight as the timed part will have.
+    let rounds = arguments.workload == .threads ? 1 : warmUpCount(arguments)
+    _ = timeTasksWaiting(arguments.threads, perTask: rounds) { await sendAsync(getRequest) }
 } else {
     warmUp(arguments, get: { _ = transport.send(request: getRequest) }, post: { _ = transport.send(request: postRequest) })
 }
@@ -133,6 +145,16 @@ let http2AfterWarmUp = http2Responses.total
 
 let timed: Timed
 switch arguments.workload {
+case .get where arguments.options["api"] == "async":
+    timed = timeAwaitedWaiting(arguments.count) { await sendAsync(getRequest) }
+case .threads where arguments.options["api"] == "async":
+    timed = timeTasksWaiting(arguments.threads, perTask: arguments.count) { await sendAsync(getRequest) }
+case .threads where arguments.options["api"] == "requests":
+    let requests = [any HTTPRequestEnvelope](repeating: getRequest, count: arguments.threads * arguments.count)
+    let start = now()
+    let results = transport.send(requests: requests)
+    let seconds = now() - start
+    timed = Timed(operations: results.count, bytes: results.reduce(0) { $0 + check($1) }, seconds: seconds)
 case .get where arguments.options["api"] == "loop":
     // Each blocking GET through the session's transfer loop (a fan-out of one), to compare with
     // the blocking send on the calling thread.

@@ -111,7 +111,19 @@ public func peakResidentKiB() -> Int { statusKiB("VmHWM") }
 nonisolated(unsafe) public var residentAtStartKiB = 0
 
 /// Call right before the timed part starts.
-public func markStart() { residentAtStartKiB = statusKiB("VmRSS") }
+public func markStart() {
+    residentAtStartKiB = statusKiB("VmRSS")
+    cpuAtStart = processCPUSeconds()
+}
+
+nonisolated(unsafe) public var cpuAtStart = 0.0
+
+/// User and system CPU seconds of the whole process so far (every thread).
+public func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
 
 /// Counts failures across threads.
 public final class Failures: @unchecked Sendable {
@@ -158,6 +170,8 @@ public func report(client: String, _ arguments: BenchArguments, _ timed: Timed, 
         "\"errors\":\(failures.total)",
         "\"vmhwm_kib\":\(peakResidentKiB())",
         "\"rss_start_kib\":\(residentAtStartKiB)",
+        // CPU from markStart() on: the timed part's (and whatever else the process did meanwhile).
+        "\"cpu_seconds\":\(String(format: "%.4f", processCPUSeconds() - cpuAtStart))",
     ]
     for (key, value) in extra.sorted(by: { $0.key < $1.key }) { fields.append("\"\(key)\":\(value)") }
     print("{" + fields.joined(separator: ",") + "}")

@@ -118,6 +118,27 @@ public func timeFanOutWaiting(_ count: Int, _ send: @escaping @Sendable () async
     return outcome.timed
 }
 
+/// `timeAwaited` for a client whose top level is synchronous: waits on the calling thread.
+public func timeAwaitedWaiting(_ count: Int, _ send: @escaping @Sendable () async -> Int) -> Timed {
+    waiting { await timeAwaited(count, send) }
+}
+
+/// `timeTasks` for a client whose top level is synchronous: waits on the calling thread.
+public func timeTasksWaiting(_ tasks: Int, perTask: Int, _ send: @escaping @Sendable () async -> Int) -> Timed {
+    waiting { await timeTasks(tasks, perTask: perTask, send) }
+}
+
+private func waiting(_ body: @escaping @Sendable () async -> Timed) -> Timed {
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        outcome.timed = await body()
+        done.signal()
+    }
+    done.wait()
+    return outcome.timed
+}
+
 /// What the task of `timeFanOutWaiting` hands to the waiting thread (after the semaphore).
 private final class Outcome: @unchecked Sendable {
     var timed = Timed(operations: 0, bytes: 0, seconds: 0)

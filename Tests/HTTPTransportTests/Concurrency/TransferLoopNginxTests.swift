@@ -14,8 +14,9 @@ final class TransferLoopNginxTests: XCTestCase {
     }
 
     private func transport(multiplexing: Bool = true, maxConnectionsPerHost: Int = 0,
-                           maxConcurrentTransfers: Int = 1_000) -> HTTPTransport {
+                           maxConcurrentTransfers: Int = 1_000, connectTimeout: TimeInterval? = nil) -> HTTPTransport {
         var configuration = Session.Configuration()
+        if let connectTimeout { configuration.connectTimeout = connectTimeout }
         configuration.multiplexing = multiplexing
         configuration.maxConnectionsPerHost = maxConnectionsPerHost
         configuration.maxConcurrentTransfers = maxConcurrentTransfers
@@ -46,9 +47,42 @@ final class TransferLoopNginxTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(opened, 1)
     }
 
+    /// 150 async sends at once, each answered after 0.3 s: more streams in flight than one
+    /// connection takes (libcurl's 100), which libcurl 7.88 met with a new connection per transfer
+    /// (MultiplexGate), whenever the sends reached the loop.
+    func testConcurrentAsyncSendsToADelayingHTTP2OriginShareAFewConnections() throws {
+        let nginx = try Self.nginx.get()
+        let transport = transport()
+        XCTAssertTrue(transport.send(requests: [HTTPRequest(endpoint: "https://127.0.0.1:\(nginx.tlsPort)/warm")])[0].isSuccess)
+        let versions = Recorder<String>()
+        let failures = Recorder<String>()
+        let opened = try connections(nginx) {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for index in 0..<150 {
+                        group.addTask {
+                            do throws(HTTPTransportError) {
+                                let request = HTTPRequest(endpoint: "https://127.0.0.1:\(nginx.tlsPort)/delayed/0.3?n=\(index)")
+                                versions.add(try await transport.send(request).metrics.httpVersion)
+                            } catch {
+                                failures.add(error.message)
+                            }
+                        }
+                    }
+                }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        }
+        XCTAssertEqual(failures.values, [])
+        XCTAssertEqual(versions.values, Array(repeating: "2", count: 150))
+        XCTAssertLessThanOrEqual(opened, 3)
+    }
+
     func testWithoutMultiplexingConcurrentHTTP2RequestsOpenConnectionsUpToTheLimitPerHost() throws {
         let nginx = try Self.nginx.get()
-        let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/h2/\($0)") }
+        let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/delayed/0.2?n=\($0)") }
         var results: [HTTPTransport.Result] = []
         let opened = try connections(nginx) {
             results = transport(multiplexing: false, maxConnectionsPerHost: 6).send(requests: requests)
@@ -60,11 +94,14 @@ final class TransferLoopNginxTests: XCTestCase {
 
     func testTenThousandExchangesInFlightNeedAHandfulOfThreads() throws {
         let nginx = try Self.nginx.get()
-        let transport = transport(maxConnectionsPerHost: 32, maxConcurrentTransfers: 10_000)
+        // All 10,000 join the loop at once and go through 32 connections, which on a busy 2-core
+        // machine took 7-13 s; libcurl 8 counts a transfer's wait for a connection against its
+        // connect time-out (10 s by default), libcurl 7.88 does not.
+        let transport = transport(maxConnectionsPerHost: 32, maxConcurrentTransfers: 10_000, connectTimeout: 120)
         XCTAssertTrue(transport.send(requests: [HTTPRequest(endpoint: "http://127.0.0.1:\(nginx.port)/warm")])[0].isSuccess)
         let before = ThreadSampler.threadCount()
         let sampler = ThreadSampler()
-        let requests = (0..<10_000).map { HTTPRequest(endpoint: "http://127.0.0.1:\(nginx.port)/n/\($0)") }
+        let requests = (0..<10_000).map { HTTPRequest(endpoint: "http://127.0.0.1:\(nginx.port)/n/\($0)", timeout: 120) }
         let results = transport.send(requests: requests)
         let peak = sampler.stop()
         XCTAssertEqual(results.filter(\.isSuccess).count, 10_000, "\(results.compactMap(\.error).prefix(3))")

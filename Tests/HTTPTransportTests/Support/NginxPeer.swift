@@ -11,8 +11,10 @@ import Foundation
 ///
 /// Every route answers `PROTOCOL HOST URI SERVER-ADDRESS` as text; on the plain listener
 /// `/redirect-to-127.0.0.2` and `/redirect-to-v6` redirect to `/landed` at that address, and
-/// `/status` is nginx's `stub_status` (connections accepted so far: `acceptedConnections`). The
-/// access log (`access.log`) has `SERVER-ADDRESS "REQUEST"` per line.
+/// `/status` is nginx's `stub_status` (connections accepted so far: `acceptedConnections`); on the
+/// TLS listener `/delayed/SECONDS` is the test server's `/delay/SECONDS` behind nginx (HTTP/2
+/// answers that take their time, for many streams in flight at once). The access log
+/// (`access.log`) has `SERVER-ADDRESS "REQUEST"` per line.
 final class NginxPeer: @unchecked Sendable {
     let peer: PeerProcess
     let port: Int
@@ -49,7 +51,7 @@ final class NginxPeer: @unchecked Sendable {
             worker_processes 1;
             pid \(peer.path("nginx.pid"));
             error_log \(peer.path("error.log")) info;
-            events { worker_connections 128; }
+            events { worker_connections 1024; }
             http {
                 log_format peer '$server_addr "$request"';
                 access_log \(peer.path("access.log")) peer;
@@ -67,6 +69,7 @@ final class NginxPeer: @unchecked Sendable {
                     listen 127.0.0.1:\(tlsPort) ssl http2;
                     ssl_certificate \(certificates.appendingPathComponent("leaf-chain.pem").path);
                     ssl_certificate_key \(certificates.appendingPathComponent("leaf.key").path);
+                    location /delayed/ { proxy_pass http://127.0.0.1:\(TestServer.shared.ports["http"] ?? 0)/delay/; }
                     location / { \(answer) }
                 }
                 server {

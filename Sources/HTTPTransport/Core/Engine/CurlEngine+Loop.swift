@@ -8,21 +8,30 @@ extension CurlEngine: LoopEngine {
     func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse {
         guard let loop else { return execute(request, control: control) }
         let transfer: CurlTransfer
+        // The loop ends a cancelled transfer itself (`TransferLoop.perform`).
+        var control = control
+        control.runnerStopsOnCancellation = true
         do {
             transfer = try prepare(request, control: control)
         } catch {
             return RawResponse(request: request, error: error)
         }
+        let waits = waitsToMultiplex(request.url)
         do {
-            try transfer.handle.set(CURLOPT_PIPEWAIT, waitsToMultiplex(request.url))
+            try transfer.handle.set(CURLOPT_PIPEWAIT, waits)
         } catch {
             finish(transfer, code: CURLE_FAILED_INIT)
             return RawResponse(request: request, error: HTTPTransportError(
                 code: .other, message: error.message, url: request.url.absoluteString, curlCode: Int(error.code.rawValue)))
         }
         transfer.handle.connectionContext.beginTransfer()
+        let isStream = transfer.state.stream != nil
+        // Without a per-host limit, the loop admits one connection's worth of such transfers per
+        // origin (MultiplexGate); a stream, which may stay open for hours, goes in at once.
+        let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
-                                                   engine: transfer.state.stream == nil ? nil : self))
+                                                   engine: isStream ? self : nil,
+                                                   multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil))
         if request.webSocket != nil { return webSocketResponse(to: request, of: transfer, code: code) }
         defer { finish(transfer, code: code) }
         return withSentHead(response(to: request, of: transfer, code: code), of: transfer)

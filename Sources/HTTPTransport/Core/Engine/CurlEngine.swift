@@ -126,7 +126,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             maxFileSize: request.download == nil && request.streaming == nil ? configuration.maxResponseSize : 0,
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
-            reportsProgress: transfer.state.control.isSet,
+            reportsProgress: transfer.state.control.needsProgressCallback,
             tls: tls, refusesResend: refusesResend,
             // The engine decodes bodies itself (ContentDecoder), a stream's no faster than it is read.
             decodesContent: false, keepsSentHead: request.keepsSentHead)

@@ -34,6 +34,8 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     /// Open WebSockets, whose sockets wait in this loop's poll (WebSocketHub.swift).
     private let webSockets: WebSocketHub
+    /// Transfers that wait to share an HTTP/2 connection, admitted per origin (MultiplexGate.swift).
+    @exclusivity(unchecked) private var gate = MultiplexGate()
 
     private enum ThreadState { case notStarted, running, stopping, stopped }
 
@@ -146,9 +148,13 @@ final class TransferLoop: @unchecked Sendable {
             submitted = []
             cancelled = []
             lock.unlock()
-            for transfer in new { add(transfer) }
-            for transfer in cancelling where running[transfer.handle.curl] === transfer {
-                remove(transfer, code: transfer.state.cancelled())
+            for transfer in new where gate.admits(transfer) { add(transfer) }
+            for transfer in cancelling {
+                if running[transfer.handle.curl] === transfer {
+                    remove(transfer, code: transfer.state.cancelled())
+                } else if gate.withdraw(transfer) {
+                    transfer.finish(transfer.state.cancelled())
+                }
             }
             if !uploads.isEmpty { resumeUploads() }
             var stillRunning: Int32 = 0
@@ -176,6 +182,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer.state.storedError = HTTPTransportError(
                 code: .other, message: "libcurl could not add the transfer to the session's loop.", url: transfer.state.requestURL)
             transfer.finish(CURLE_FAILED_INIT)
+            for next in gate.release(transfer, httpVersion: 0) { add(next) }
             return
         }
         transfer.started = .now
@@ -220,8 +227,11 @@ final class TransferLoop: @unchecked Sendable {
             if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
             code = CURLE_COULDNT_CONNECT
         }
+        var httpVersion = 0
+        if transfer.multiplexOrigin != nil { _ = ccurl_getinfo_long(curl, CURLINFO_HTTP_VERSION, &httpVersion) }
         curl_multi_remove_handle(multi, curl)
         transfer.finish(code)
+        for next in gate.release(transfer, httpVersion: httpVersion) { add(next) }
     }
 
     private func collectFinished() {
@@ -273,12 +283,17 @@ final class LoopTransfer: @unchecked Sendable {
     let engine: CurlEngine?
     /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
     @exclusivity(unchecked) var started = ContinuousClock.now
+    /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
+    /// to the multi handle at once.
+    let multiplexOrigin: String?
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
     private var result: CURLcode?  // guarded by `lock`
 
-    init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?) {
+    init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
+         multiplexOrigin: String? = nil) {
         self.handle = handle
+        self.multiplexOrigin = multiplexOrigin
         self.state = state
         self.request = request
         self.engine = engine

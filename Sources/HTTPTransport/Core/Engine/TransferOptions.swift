@@ -89,7 +89,7 @@ struct TransferOptions: Equatable {
             method = request.method
             headerFields = request.headers.isEmpty ? [] : request.headers.fields
             timeout = request.timeout
-            reportsProgress = control.isSet
+            reportsProgress = control.needsProgressCallback
             keepsSentHead = request.keepsSentHead
             self.proxy = proxy
         }
@@ -97,7 +97,7 @@ struct TransferOptions: Equatable {
         /// Whether `request` is plain and these are its inputs.
         func match(_ request: RawRequest, url: String, control: TransferControl, proxy: String?) -> Bool {
             Self.isPlain(request) && timeout == request.timeout && method == request.method
-                && reportsProgress == control.isSet && self.proxy == proxy && keepsSentHead == request.keepsSentHead
+                && reportsProgress == control.needsProgressCallback && self.proxy == proxy && keepsSentHead == request.keepsSentHead
                 && self.url == url && (request.headers.isEmpty ? headerFields.isEmpty : headerFields == request.headers.fields)
         }
 

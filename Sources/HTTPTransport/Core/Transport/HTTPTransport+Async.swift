@@ -47,17 +47,22 @@ extension HTTPTransport {
         let relay = progress.map { ProgressRelay($0, cancellation: cancellation, threads: session.progressThreads) }
         var control = TransferControl(cancellation: cancellation)
         if let relay { control.progress = { relay.report($0) } }
-        return await withTaskExecutorPreference(session.executor) {
+        let pipeline = SendPipeline.of(request, on: self)
+        // The steps run on the session's executor, where an interceptor that blocks holds none
+        // of the cooperative pool's threads; a send none of whose steps can block stays where
+        // it is and saves the two hops there and back (`SendPipeline.runsWithoutBlocking`).
+        return await withTaskExecutorPreference(pipeline.runsWithoutBlocking ? nil : session.executor) {
             await withTaskCancellationHandler {
-                await gated(request, on: session, deadline: deadline, control: control, relay: relay)
+                await gated(request, through: pipeline, deadline: deadline, control: control, relay: relay)
             } onCancel: {
                 cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
             }
         }
     }
 
-    private func gated(_ request: some HTTPRequestEnvelope, on session: Session, deadline: ContinuousClock.Instant,
-                       control: TransferControl, relay: ProgressRelay?) async -> Result {
+    private func gated(_ request: some HTTPRequestEnvelope, through pipeline: SendPipeline,
+                       deadline: ContinuousClock.Instant, control: TransferControl, relay: ProgressRelay?) async -> Result {
+        let session = pipeline.session
         switch await session.transferGate.enter(deadline: deadline) {
         case .entered: break
         case .cancelled:
@@ -66,7 +71,7 @@ extension HTTPTransport {
             return .failure(error: session.transferGate.timedOut(after: request.timeout, url: request.endpoint))
         }
         defer { session.transferGate.leave() }
-        let result = await SendPipeline.of(request, on: self).runAsync(request, control: control)
+        let result = await pipeline.runAsync(request, control: control)
         await relay?.drained()
         return result
     }

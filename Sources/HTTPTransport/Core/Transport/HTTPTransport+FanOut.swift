@@ -30,6 +30,9 @@ extension HTTPTransport {
                         let session = request.session ?? self.session
                         // Places are taken in the order of `requests`.
                         _ = await session.transferGate.enter()
+                        // (Always on the session's executor, even for a pipeline that cannot block
+                        // (`SendPipeline.runsWithoutBlocking`): the caller waits on its thread, which
+                        // may be one of the cooperative pool's, so the pool may have none to spare.)
                         group.addTask(executorPreference: session.executor) {
                             let result = await SendPipeline.of(request, on: self).runAsync(request, control: TransferControl())
                             session.transferGate.leave()

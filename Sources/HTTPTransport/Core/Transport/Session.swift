@@ -214,9 +214,17 @@ public struct TransferControl: Sendable {
         self.cancellation = cancellation
     }
 
-    /// Whether either control is set: the transfer then runs libcurl's progress callback, which
-    /// reports progress and notices a cancellation.
+    /// Whether either control is set (the transfer's state keeps them).
     var isSet: Bool { progress != nil || cancellation != nil }
+
+    /// Set by whoever runs the transfer when it stops the transfer itself once `cancellation`
+    /// fires (the session's transfer loop), so that no progress callback needs to look.
+    var runnerStopsOnCancellation = false
+
+    /// Whether the transfer runs libcurl's progress callback: it reports progress, and notices
+    /// a cancellation that nothing else would. (Called on every turn of libcurl's transfer, it
+    /// cost an async send a few thousand instructions for a cancellation the loop handles.)
+    var needsProgressCallback: Bool { progress != nil || (cancellation != nil && !runnerStopsOnCancellation) }
 }
 
 /// Bytes moved so far in one transfer.

@@ -47,9 +47,14 @@ final class TransferThreads: @unchecked Sendable {
         nextSequence += 1
         waiting[origin, default: []].append((nextSequence, job))
         waitingCount += 1
-        // A new thread when the waiting jobs outnumber the idle threads that will take them.
+        // A new thread when the waiting jobs outnumber the idle threads that will take them;
+        // else one idle thread is woken for the one job (waking all of them, each job woke every
+        // idle thread to find nothing: with an async send's two or three hops through the
+        // session's executor, most of its CPU went to those wake-ups). An idle thread that
+        // cannot take the job (its origin at `maxPerOrigin`) could not anyway: the thread that
+        // ends that origin's job takes it (`work`).
         let startThread = waitingCount > idle && threads < maxThreads
-        if startThread { threads += 1 } else { condition.broadcast() }
+        if startThread { threads += 1 } else if idle > 0 { condition.signal() }
         condition.unlock()
         if startThread {
             let thread = Thread { [self] in work() }

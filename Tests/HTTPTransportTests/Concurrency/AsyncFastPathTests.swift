@@ -1,0 +1,67 @@
+import Foundation
+@testable import HTTPTransport
+import XCTest
+
+/// An async send none of whose steps can block runs them on the caller's executor instead of
+/// the session's (`SendPipeline.runsWithoutBlocking`): which pipelines qualify, and that such a
+/// send answers exactly as one through the session's executor does.
+final class AsyncFastPathTests: XCTestCase {
+    private struct NoOpRequestInterceptor: HTTPRequestInterceptor {
+        func intercept(request: RawRequest) throws -> RawRequest { request }
+    }
+
+    private struct NoOpResponseInterceptor: HTTPResponseInterceptor {
+        func intercept(response: RawResponse) -> RawResponse { response }
+    }
+
+    func testOnlyAPipelineOfNonBlockingStepsQualifies() {
+        XCTAssertTrue(HTTPTransport().pipeline.runsWithoutBlocking, "the default transport")
+        XCTAssertTrue(HTTPTransport(responseInterceptors: []).pipeline.runsWithoutBlocking)
+        XCTAssertFalse(HTTPTransport(requestInterceptors: [NoOpRequestInterceptor()]).pipeline.runsWithoutBlocking)
+        XCTAssertFalse(HTTPTransport(responseInterceptors: [NoOpResponseInterceptor(), ClarifyErrorInterceptor()])
+            .pipeline.runsWithoutBlocking)
+        XCTAssertFalse(HTTPTransport(retrier: RetryPolicy(maxAttempts: 2)).pipeline.runsWithoutBlocking)
+        var configuration = Session.Configuration()
+        configuration.cache = HTTPCache()
+        XCTAssertFalse(HTTPTransport(session: Session(configuration: configuration)).pipeline.runsWithoutBlocking)
+        // A request that brings an interceptor of its own gets a pipeline that does not qualify.
+        let request = HTTPRequest(endpoint: server.http + "/json").with(interceptors: [NoOpResponseInterceptor()] as [any HTTPResponseInterceptor])
+        XCTAssertFalse(SendPipeline.of(request, on: HTTPTransport()).runsWithoutBlocking)
+    }
+
+    func testAFastSendAnswersAsASendThroughTheSessionsExecutorDoes() async throws {
+        let fast = HTTPTransport()
+        let plain = HTTPTransport(responseInterceptors: [NoOpResponseInterceptor(), ClarifyErrorInterceptor()])
+        XCTAssertTrue(fast.pipeline.runsWithoutBlocking)
+        XCTAssertFalse(plain.pipeline.runsWithoutBlocking)
+        let requests = [
+            HTTPRequest(endpoint: server.http + "/json"),
+            HTTPRequest(endpoint: server.http + "/status/404?code=missing&message=No%20such%20user"),
+            HTTPRequest(endpoint: server.http + "/redirect/2"),
+            HTTPRequest(endpoint: "http://127.0.0.1:\(TestServer.closedPort())/refused"),
+        ]
+        for request in requests {
+            let answers = [await fast.result(for: request, progress: nil), await plain.result(for: request, progress: nil)]
+            let summaries = answers.map { result in
+                [result.value.map { "\($0.httpStatus.rawValue) \($0.metrics.redirectCount)" } ?? "-",
+                 // (An echo's path, not its connection's number.)
+                 ((try? result.value?.getJSONDictionary())?["path"] as? String) ?? result.value?.getString() ?? "-",
+                 result.error.map { "\($0.code) \($0.httpStatusCode?.rawValue ?? 0)" } ?? "-",
+                 result.error?.responseBodyErrorCode ?? "-", result.error?.responseBodyErrorMessage ?? "-"]
+            }
+            XCTAssertEqual(summaries[0], summaries[1], request.endpoint)
+        }
+    }
+
+    func testAFastSendIsCancelledWithItsTask() async {
+        let transport = HTTPTransport()
+        XCTAssertTrue(transport.pipeline.runsWithoutBlocking)
+        let request = HTTPRequest(endpoint: server.http + "/delay/10")
+        let task = Task { await transport.result(for: request, progress: nil) }
+        let started = ContinuousClock.now
+        task.cancel()  // whether before the transfer starts or while it waits: .cancelled
+        let result = await task.value
+        XCTAssertEqual(result.error?.code, .cancelled)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+@testable import HTTPTransport
+import XCTest
+
+/// The transfer loop's per-origin admission of transfers that wait to share an HTTP/2
+/// connection (`MultiplexGate`): one connection's worth in flight, the rest in order, no limit
+/// for an origin that answers over HTTP/1 or for transfers that do not wait to multiplex.
+final class MultiplexGateTests: XCTestCase {
+    private let limit = MultiplexGate.streamsPerOrigin
+    private let http1_1 = 2, http2 = 3  // CURLINFO_HTTP_VERSION's CURL_HTTP_VERSION_1_1, _2_0
+
+    private func transfers(_ count: Int, origin: String?) throws -> [LoopTransfer] {
+        try (0..<count).map { _ in
+            let handle = try XCTUnwrap(EasyHandle())
+            return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: URL(fileURLWithPath: "/")),
+                                engine: nil, multiplexOrigin: origin)
+        }
+    }
+
+    func testTheOriginKeyIgnoresCaseAndSpellsOutTheDefaultPort() throws {
+        XCTAssertEqual(MultiplexGate.origin(of: try XCTUnwrap(URL(string: "HTTPS://Example.COM/a?b"))), "https://example.com:443")
+        XCTAssertEqual(MultiplexGate.origin(of: try XCTUnwrap(URL(string: "https://example.com:8443/"))), "https://example.com:8443")
+        XCTAssertNotEqual(MultiplexGate.origin(of: try XCTUnwrap(URL(string: "https://a.example/"))),
+                          MultiplexGate.origin(of: try XCTUnwrap(URL(string: "https://b.example/"))))
+    }
+
+    func testOneConnectionsWorthGoesInAndTheRestFollowInOrderAsEachEnds() throws {
+        var gate = MultiplexGate()
+        let all = try transfers(limit + 3, origin: "https://h2.example:443")
+        let admitted = all.filter { gate.admits($0) }
+        XCTAssertEqual(admitted.count, limit)
+        XCTAssertTrue(admitted.elementsEqual(all.prefix(limit), by: ===))
+        XCTAssertEqual(gate.waitingCount, 3)
+        // An HTTP/2 answer keeps the limit: each transfer that ends lets the next one in.
+        XCTAssertTrue(gate.release(all[0], httpVersion: http2).elementsEqual([all[limit]], by: ===))
+        XCTAssertTrue(gate.release(all[1], httpVersion: 0).elementsEqual([all[limit + 1]], by: ===))
+        XCTAssertEqual(gate.waitingCount, 1)
+    }
+
+    func testAnOriginThatAnswersOverHTTP1LetsEveryWaitingTransferIn() throws {
+        var gate = MultiplexGate()
+        let all = try transfers(limit + 5, origin: "https://h1.example:443")
+        _ = all.filter { gate.admits($0) }
+        XCTAssertTrue(gate.release(all[0], httpVersion: http1_1).elementsEqual(all.suffix(5), by: ===))
+        XCTAssertEqual(gate.waitingCount, 0)
+        // And later ones go straight in while the origin has transfers in flight.
+        let more = try transfers(1, origin: "https://h1.example:443")
+        XCTAssertTrue(gate.admits(more[0]))
+    }
+
+    func testTransfersThatDoNotWaitToMultiplexAndOtherOriginsAreNotHeldBack() throws {
+        var gate = MultiplexGate()
+        for transfer in try transfers(limit, origin: "https://full.example:443") { XCTAssertTrue(gate.admits(transfer)) }
+        XCTAssertTrue(try transfers(5, origin: nil).allSatisfy { gate.admits($0) })
+        XCTAssertTrue(gate.admits(try transfers(1, origin: "https://other.example:443")[0]))
+        XCTAssertFalse(gate.admits(try transfers(1, origin: "https://full.example:443")[0]))
+    }
+
+    func testAWaitingTransferThatIsCancelledLeavesTheQueueAndIsNeverAdmitted() throws {
+        var gate = MultiplexGate()
+        let all = try transfers(limit + 2, origin: "https://h2.example:443")
+        _ = all.filter { gate.admits($0) }
+        XCTAssertTrue(gate.withdraw(all[limit]))
+        XCTAssertFalse(gate.withdraw(all[limit]), "withdrawn twice")
+        XCTAssertFalse(gate.withdraw(all[0]), "an admitted transfer is not waiting")
+        XCTAssertTrue(gate.release(all[0], httpVersion: http2).elementsEqual([all[limit + 1]], by: ===))
+        XCTAssertEqual(gate.waitingCount, 0)
+    }
+
+    func testAnOriginWithNothingLeftIsForgotten() throws {
+        var gate = MultiplexGate()
+        let first = try transfers(1, origin: "https://h1.example:443")[0]
+        XCTAssertTrue(gate.admits(first))
+        XCTAssertEqual(gate.release(first, httpVersion: http1_1).count, 0)
+        // Forgotten: HTTP/1 is learned again, the limit applies until then.
+        let again = try transfers(limit + 1, origin: "https://h1.example:443")
+        XCTAssertEqual(again.filter { gate.admits($0) }.count, limit)
+    }
+}
