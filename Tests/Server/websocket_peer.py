@@ -147,6 +147,10 @@ async def hostile(reader, writer):
         await writer.drain()
         writer.close()
         return
+    elif url.path == "/emptyflood":
+        # Empty messages, two bytes each on the wire: a flood the client's byte count alone
+        # would not bound; then "end".
+        writer.write(frame(2, b"") * int(query.get("count", "1000")) + frame(1, b"end"))
     elif url.path == "/fragmented":
         writer.write(frame(1, b"Hel", fin=False) + frame(9, b"p1") + frame(0, b"lo, ", fin=False)
                      + frame(10, b"unasked") + frame(0, "wörld".encode(), fin=True))

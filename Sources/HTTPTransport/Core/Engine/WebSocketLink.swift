@@ -36,6 +36,9 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// Received bytes held for receivers before the socket stops reading.
     static let bufferLimit = 1 << 20
+    /// What keeping one message costs beside its payload (its place in the queue, its storage's
+    /// header), counted against `bufferLimit` so that a flood of empty messages is bounded too.
+    static let messageOverhead = 64
 
     let settings: Settings
     let url: String
@@ -142,7 +145,7 @@ final class WebSocketLink: @unchecked Sendable {
                 return
             }
             let wasFull = inboxBytes >= Self.bufferLimit
-            removeFirstMessage(size: message.payloadCount)
+            removeFirstMessage(size: Self.heldSize(payloadCount: message.payloadCount))
             let hub = wasFull && inboxBytes < Self.bufferLimit ? self.hub : nil
             lock.unlock()
             hub?.markDirty(self)
@@ -251,9 +254,15 @@ final class WebSocketLink: @unchecked Sendable {
             }
         }
         inbox.append(message)
-        inboxBytes += message.payloadCount
+        inboxBytes += Self.heldSize(payloadCount: message.payloadCount)
         lock.unlock()
     }
+
+    /// What a message of `payloadCount` bytes counts against `bufferLimit`.
+    static func heldSize(payloadCount: Int) -> Int { payloadCount + messageOverhead }
+
+    /// Messages waiting for a receiver (for tests).
+    var heldMessages: Int { lock.withLock { inbox.count - inboxStart } }
 
     /// The peer's close frame arrived.
     func peerClosed(code: WebSocketCloseCode, reason: String) {
