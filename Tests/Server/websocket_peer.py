@@ -151,6 +151,24 @@ async def hostile(reader, writer):
         # Empty messages, two bytes each on the wire: a flood the client's byte count alone
         # would not bound; then "end".
         writer.write(frame(2, b"") * int(query.get("count", "1000")) + frame(1, b"end"))
+    elif url.path == "/closewith":
+        # Closes first with the close frame's payload given in hex; the client's answer (its
+        # close frame's payload, in hex) goes to the file `report`.
+        writer.write(frame(8, bytes.fromhex(query.get("payload", ""))))
+        await writer.drain()
+        answer = "none"
+        try:
+            while True:
+                opcode, payload = await read_frame(reader)
+                if opcode == 8:
+                    answer = payload.hex() or "-"
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        with open(query["report"], "w") as report:
+            report.write(answer)
+        writer.close()
+        return
     elif url.path == "/fragmented":
         writer.write(frame(1, b"Hel", fin=False) + frame(9, b"p1") + frame(0, b"lo, ", fin=False)
                      + frame(10, b"unasked") + frame(0, "wörld".encode(), fin=True))

@@ -29,4 +29,50 @@ final class WebSocketHostilePeerTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(last, .text("end"))
         try await socket.close()
     }
+
+    func testAPeersCloseFrameThatBreaksTheRulesFailsTheSocketAndIsAnsweredWithTheRightCode() async throws {
+        let peer = try peer()
+        // (The peer's close frame's payload in hex, and the code the client must answer with.)
+        let cases: [(payload: String, answer: String, name: String)] = [
+            ("03ed", "03ea", "1005, which is never sent"), ("03e7", "03ea", "999"), ("0bb7", "03ea", "2999, reserved"),
+            ("03", "03ea", "a lone byte"), ("03e8ff62", "03ef", "a reason that is not UTF-8"),
+        ]
+        for (payload, answer, name) in cases {
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent("ws-close-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: report) }
+            let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.hostile("/closewith?payload=\(payload)&report=\(report.path)")))
+            let error = await failure { _ = try await socket.receive() }
+            XCTAssertEqual(error?.code, .badResponse, name)
+            let answered = try await Self.answer(in: report.path)
+            XCTAssertEqual(answered, answer, name)
+        }
+    }
+
+    func testAPeersValidCloseFrameIsEchoed() async throws {
+        let peer = try peer()
+        for (payload, name) in [("0fa0627965", "4000 with a reason"), ("03f2", "1010"), ("", "no code")] {
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent("ws-close-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: report) }
+            let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.hostile("/closewith?payload=\(payload)&report=\(report.path)")))
+            let last = try await socket.receive()
+            XCTAssertNil(last, name)
+            let answered = try await Self.answer(in: report.path)
+            XCTAssertEqual(answered, payload.isEmpty ? "-" : String(payload.prefix(4)), name)
+        }
+    }
+
+    /// The close frame the hostile server got back, in hex, once it wrote it (at most 10 s).
+    private static func answer(in path: String) async throws -> String {
+        for _ in 0..<500 {
+            let file = open(path, O_RDONLY)
+            if file >= 0 {
+                defer { close(file) }
+                var bytes = [UInt8](repeating: 0, count: 300)
+                let count = read(file, &bytes, bytes.count)
+                if count > 0 { return String(decoding: bytes[0..<count], as: UTF8.self) }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return "no report"
+    }
 }

@@ -96,3 +96,15 @@ final class WebSocketConnection {
         return payload
     }
 }
+
+extension WebSocketCloseCode {
+    /// Whether a close frame may carry this code (RFC 6455 §7.4): 1000-1003, 1007-1014 (the
+    /// registered ones; 1005, 1006 and 1015 are never sent) and 3000-4999 (libraries' and
+    /// applications' own).
+    var isValidOnTheWire: Bool {
+        switch rawValue {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
+        }
+    }
+}

@@ -124,19 +124,29 @@ extension WebSocketLink {
     }
 
     /// The peer's close frame: its code and reason are kept, it is answered with its own code
-    /// (unless we closed first), and the socket ends.
+    /// (unless we closed first), and the socket ends. A close frame that breaks RFC 6455's rules
+    /// (a lone byte, a code that is never sent, a reason that is not UTF-8) is answered with
+    /// 1002 (1007 for the reason) and fails the socket.
     private func closeArrived(_ connection: WebSocketConnection, now: ContinuousClock.Instant) {
         let payload = [UInt8](connection.controlPayload)
         let code = payload.count >= 2 ? WebSocketCloseCode(rawValue: UInt16(payload[0]) << 8 | UInt16(payload[1])) : .noStatusReceived
-        let reason = payload.count > 2 ? String(decoding: payload[2...], as: UTF8.self) : ""
-        peerClosed(code: code, reason: reason)
+        let reason = payload.count > 2 ? String(validating: payload[2...], as: UTF8.self) : ""
+        peerClosed(code: code, reason: reason ?? "")
+        let broken: (answer: WebSocketCloseCode, problem: String)? =
+            if payload.count == 1 { (.protocolError, "a close frame of one byte") }
+            else if payload.count >= 2, !code.isValidOnTheWire { (.protocolError, "the close code \(code.rawValue)") }
+            else if reason == nil { (.invalidFramePayloadData, "a close reason that is not UTF-8") }
+            else { nil }
         if connection.closeSent == nil {
             connection.sendOffset = 0
-            let echo = payload.count >= 2 ? Data(payload[0..<2]) : Data()
-            _ = try? connection.sendFrame(flags: Int32(CCURL_WS_CLOSE), payload: echo, url: url)
+            let answer = broken.map { WebSocketConnection.closePayload(code: $0.answer, reason: "") }
+                ?? (payload.count >= 2 ? Data(payload[0..<2]) : Data())
+            _ = try? connection.sendFrame(flags: Int32(CCURL_WS_CLOSE), payload: answer, url: url)
             connection.closeSent = now
         }
-        finish(connection, .closed, peerCode: nil)
+        guard let broken else { return finish(connection, .closed, peerCode: nil) }
+        finish(connection, .failed(HTTPTransportError(
+            code: .badResponse, message: "The WebSocket peer broke the protocol: \(broken.problem).", url: url)), peerCode: nil)
     }
 
     /// The connection ended (or libcurl refused a frame) without a close handshake.
