@@ -85,6 +85,24 @@ final class WebSocketTests: XCTestCase, WebSocketFixtures {
         try await socket.close()
     }
 
+    func testACloseCodeThatIsNeverSentFailsAndALongReasonIsCutOnACharacter() async throws {
+        let peer = try peer()
+        let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.ws("/echo")))
+        for code in [WebSocketCloseCode.noStatusReceived, .abnormalClosure, WebSocketCloseCode(rawValue: 999),
+                     WebSocketCloseCode(rawValue: 1015), WebSocketCloseCode(rawValue: 5000)] {
+            let refused = await failure { try await socket.close(code: code) }
+            XCTAssertEqual(refused?.code, .encodingFailed, "\(code.rawValue)")
+            let blocking: () throws -> Void = { try socket.close(code: code) }
+            XCTAssertThrowsError(try blocking(), "\(code.rawValue), blocking")
+        }
+        // Still open: nothing went out.
+        try await assertEchoes(socket, "still open")
+        // 200 two-byte characters: the reason goes cut to 61 of them (122 of the 123 bytes).
+        try await socket.close(code: .normalClosure, reason: String(repeating: "é", count: 200))
+        XCTAssertEqual(socket.closeCode, .normalClosure)
+        XCTAssertEqual(socket.closeReason, String(repeating: "é", count: 61))
+    }
+
     func testAFeedArrivesWhileTheSocketIdlesOnTheLoop() async throws {
         let peer = try peer()
         let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.ws("/feed")))

@@ -71,7 +71,10 @@ public final class WebSocket: Sendable {
     }
 
     /// Sends the close frame, waits up to `closeTimeout` for the peer's, then drops the connection.
+    /// A code that is never sent (1005, 1006, 1015, below 1000, 1016-2999, from 5000) fails with
+    /// `.encodingFailed` and sends nothing; a reason longer than 123 bytes is cut on a character.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(HTTPTransportError) {
+        try checkClose(code)
         try await link.close(code: code, reason: reason).value(cancelled: .failure(cancelled())).get()
     }
 
@@ -98,6 +101,7 @@ public final class WebSocket: Sendable {
 
     /// Closes (see the async form), blocking the calling thread meanwhile.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") throws(HTTPTransportError) {
+        try checkClose(code)
         try link.close(code: code, reason: reason).wait().get()
     }
 
@@ -137,6 +141,12 @@ public final class WebSocket: Sendable {
 
     private func cancelled() -> HTTPTransportError {
         HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: link.url)
+    }
+
+    private func checkClose(_ code: WebSocketCloseCode) throws(HTTPTransportError) {
+        guard code.isValidOnTheWire else {
+            throw HTTPTransportError(code: .encodingFailed, message: "\(code.rawValue) is not a close code a WebSocket may send.", url: link.url)
+        }
     }
 
     private func checkPing(_ payload: Data) throws(HTTPTransportError) {
