@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTransport
+@testable import HTTPTransport
 import XCTest
 
 /// Many senders at once, blocking sockets on worker threads, a cancelled receive, back-pressure,
@@ -75,6 +75,20 @@ final class WebSocketConcurrencyTests: XCTestCase, WebSocketFixtures {
         let code = await waiting.value
         XCTAssertEqual(code, .cancelled)
         try await assertEchoes(socket, "after the cancel")
+        try await socket.close()
+    }
+
+    func testReceivesCancelledOverAndOverOnAnIdleSocketAreNotKept() async throws {
+        let peer = try peer()
+        let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.ws("/echo")))
+        // (A receive with a time-out, on a feed that is quiet: each cancelled receive is over.)
+        for _ in 0..<500 {
+            let waiting = Task { _ = try? await socket.receive() }
+            waiting.cancel()
+            await waiting.value
+        }
+        XCTAssertLessThanOrEqual(socket.link.waitingReceivers, 1)
+        try await assertEchoes(socket, "after 500 cancels")
         try await socket.close()
     }
 

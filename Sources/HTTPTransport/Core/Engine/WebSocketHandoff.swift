@@ -29,6 +29,9 @@ final class WebSocketHandoff<Value: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// Whether a value was delivered (the waiter's own, or `cancelled`).
+    var isDelivered: Bool { lock.withLock { value != nil } }
+
     /// Blocks the calling thread until a value was delivered.
     func wait() -> Value {
         lock.lock()

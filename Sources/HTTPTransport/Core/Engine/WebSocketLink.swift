@@ -156,6 +156,9 @@ final class WebSocketLink: @unchecked Sendable {
             receiver.deliver(Self.receipt(for: ending))
             return
         }
+        // (Receivers whose tasks were cancelled go: a receive with a time-out, repeated on a
+        // quiet socket, must not pile them up.)
+        receivers.removeAll { $0.isDelivered }
         receivers.append(receiver)
         lock.unlock()
     }
@@ -260,6 +263,9 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// What a message of `payloadCount` bytes counts against `bufferLimit`.
     static func heldSize(payloadCount: Int) -> Int { payloadCount + messageOverhead }
+
+    /// Receivers waiting for a message (for tests).
+    var waitingReceivers: Int { lock.withLock { receivers.count } }
 
     /// Messages waiting for a receiver (for tests).
     var heldMessages: Int { lock.withLock { inbox.count - inboxStart } }
