@@ -9,11 +9,11 @@ final class MultiplexGateTests: XCTestCase {
     private let limit = MultiplexGate.streamsPerOrigin
     private let http1_1 = 2, http2 = 3  // CURLINFO_HTTP_VERSION's CURL_HTTP_VERSION_1_1, _2_0
 
-    private func transfers(_ count: Int, origin: String?) throws -> [LoopTransfer] {
+    private func transfers(_ count: Int, origin: String?, deadline: ContinuousClock.Instant? = nil) throws -> [LoopTransfer] {
         try (0..<count).map { _ in
             let handle = try XCTUnwrap(EasyHandle())
             return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: URL(fileURLWithPath: "/")),
-                                engine: nil, multiplexOrigin: origin)
+                                engine: nil, multiplexOrigin: origin, deadline: deadline)
         }
     }
 
@@ -65,6 +65,26 @@ final class MultiplexGateTests: XCTestCase {
         XCTAssertFalse(gate.withdraw(all[0]), "an admitted transfer is not waiting")
         XCTAssertTrue(gate.release(all[0], httpVersion: http2).elementsEqual([all[limit + 1]], by: ===))
         XCTAssertEqual(gate.waitingCount, 0)
+    }
+
+    func testAWaitingTransferWhoseDeadlinePassedIsTakenOutAndTheRestKeepTheirOrder() throws {
+        var gate = MultiplexGate()
+        let now = ContinuousClock.now
+        let origin = "https://h2.example:443"
+        _ = try transfers(limit, origin: origin).filter { gate.admits($0) }
+        let soon = try transfers(2, origin: origin, deadline: now + .seconds(1))
+        let later = try transfers(1, origin: origin, deadline: now + .seconds(5))
+        let never = try transfers(1, origin: origin)
+        for transfer in [soon[0], later[0], soon[1], never[0]] { XCTAssertFalse(gate.admits(transfer)) }
+        XCTAssertEqual(gate.earliestDeadline, now + .seconds(1))
+        XCTAssertEqual(gate.expire(now: now + .milliseconds(999)).count, 0)
+        XCTAssertTrue(gate.expire(now: now + .seconds(1)).elementsEqual(soon, by: ===))
+        XCTAssertEqual(gate.earliestDeadline, now + .seconds(5))
+        XCTAssertEqual(gate.waitingCount, 2)
+        XCTAssertTrue(gate.withdraw(later[0]))
+        XCTAssertEqual(gate.expire(now: now + .seconds(3600)).count, 0, "a transfer without a deadline waits")
+        XCTAssertNil(gate.earliestDeadline)
+        XCTAssertEqual(gate.waitingCount, 1)
     }
 
     func testAnOriginWithNothingLeftIsForgotten() throws {

@@ -80,6 +80,37 @@ final class TransferLoopNginxTests: XCTestCase {
         XCTAssertLessThanOrEqual(opened, 3)
     }
 
+    /// A transfer waiting for its turn on a full HTTP/2 connection (MultiplexGate) keeps its own
+    /// time-out: 100 slow exchanges fill the origin's connection, and one more, with a 0.5 s
+    /// time-out, fails with .timeout within it instead of waiting for a stream to free up.
+    func testATransferWaitingForAFullConnectionTimesOutInItsOwnTime() throws {
+        let nginx = try Self.nginx.get()
+        let transport = transport()
+        let origin = "https://127.0.0.1:\(nginx.tlsPort)"
+        XCTAssertTrue(transport.send(requests: [HTTPRequest(endpoint: origin + "/warm")])[0].isSuccess)
+        let backend = { (path: String) in
+            (try? transport.send(requests: [HTTPRequest(endpoint: self.server.http + path)])[0].value?.getJSONDictionary()?["count"] as? Int) ?? 0
+        }
+        _ = backend("/_admin/reset")
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<MultiplexGate.streamsPerOrigin {
+                    group.addTask { _ = await transport.result(for: HTTPRequest(endpoint: origin + "/delayed/4?n=\(index)"), progress: nil) }
+                }
+            }
+            done.signal()
+        }
+        // The connection is full once the test server behind nginx has every one of them.
+        for _ in 0..<500 where backend("/_admin/count") < MultiplexGate.streamsPerOrigin { usleep(20_000) }
+        let started = ContinuousClock.now
+        let late = transport.send(requests: [HTTPRequest(endpoint: origin + "/delayed/0?late", timeout: 0.5)])[0]
+        let waited = ContinuousClock.now - started
+        XCTAssertEqual(late.error?.code, .timeout, "\(late.error?.message ?? "it succeeded")")
+        XCTAssertLessThan(waited, .milliseconds(2500))
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+    }
+
     func testWithoutMultiplexingConcurrentHTTP2RequestsOpenConnectionsUpToTheLimitPerHost() throws {
         let nginx = try Self.nginx.get()
         let requests = (0..<60).map { HTTPRequest(endpoint: "https://localhost:\(nginx.tlsPort)/delayed/0.2?n=\($0)") }

@@ -31,7 +31,8 @@ extension CurlEngine: LoopEngine {
         let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0
         let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
                                                    engine: isStream ? self : nil,
-                                                   multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil))
+                                                   multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil,
+                                                   deadline: gated ? .now + .milliseconds(Self.milliseconds(request.timeout)) : nil))
         if request.webSocket != nil { return webSocketResponse(to: request, of: transfer, code: code) }
         defer { finish(transfer, code: code) }
         return withSentHead(response(to: request, of: transfer, code: code), of: transfer)

@@ -15,8 +15,9 @@ import Foundation
 /// An origin that answered over HTTP/1 has no such limit: its transfers need connections of
 /// their own, and go in at once.
 ///
-/// The loop thread's own (no lock). A waiting transfer's time-out starts when it is admitted,
-/// as for a send waiting for its place among `maxConcurrentTransfers`.
+/// The loop thread's own (no lock). A waiting transfer's time-out runs while it waits (the gate
+/// is the loop's business, not the caller's): one that expires here ends with `.timeout`, and
+/// one admitted late has what is left of it.
 struct MultiplexGate {
     /// One connection's streams: libcurl's own default limit, which servers meet (RFC 9113
     /// recommends at least 100; nginx announces 128).
@@ -45,6 +46,9 @@ struct MultiplexGate {
     }
 
     private var origins: [String: Origin] = [:]
+    /// No waiting transfer's deadline falls before this (it may be earlier than the earliest
+    /// still waiting: `expire` then looks and sets it right).
+    private(set) var earliestDeadline: ContinuousClock.Instant?
 
     /// The key of a transfer to `url` that waits to multiplex: scheme, host and port.
     static func origin(of url: URL) -> String {
@@ -59,6 +63,7 @@ struct MultiplexGate {
         defer { origins[key] = origin }
         guard origin.speaksHTTP1 || origin.inFlight < Self.streamsPerOrigin else {
             origin.waiting.append(transfer)
+            if let deadline = transfer.deadline { earliestDeadline = min(earliestDeadline ?? deadline, deadline) }
             return false
         }
         origin.inFlight += 1
@@ -88,6 +93,31 @@ struct MultiplexGate {
         origin.waiting.remove(at: index)
         origins[key] = origin
         return true
+    }
+
+    /// Takes out the waiting transfers whose deadline has passed (they end with a time-out).
+    mutating func expire(now: ContinuousClock.Instant) -> [LoopTransfer] {
+        guard let earliest = earliestDeadline, earliest <= now else { return [] }
+        var expired: [LoopTransfer] = []
+        var next: ContinuousClock.Instant?
+        for key in Array(origins.keys) {
+            guard var origin = origins[key], origin.hasWaiting else { continue }
+            var kept = Array(origin.waiting[origin.next...])
+            kept.removeAll { transfer in
+                guard let deadline = transfer.deadline else { return false }
+                if deadline <= now {
+                    expired.append(transfer)
+                    return true
+                }
+                next = min(next ?? deadline, deadline)
+                return false
+            }
+            origin.waiting = kept
+            origin.next = 0
+            origins[key] = origin.inFlight == 0 && !origin.hasWaiting ? nil : origin
+        }
+        earliestDeadline = next
+        return expired
     }
 
     /// Transfers waiting here (for tests).

@@ -156,6 +156,7 @@ final class TransferLoop: @unchecked Sendable {
                     transfer.finish(transfer.state.cancelled())
                 }
             }
+            for transfer in gate.expire(now: .now) { timedOutWaiting(transfer) }
             if !uploads.isEmpty { resumeUploads() }
             var stillRunning: Int32 = 0
             if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
@@ -231,7 +232,24 @@ final class TransferLoop: @unchecked Sendable {
         if transfer.multiplexOrigin != nil { _ = ccurl_getinfo_long(curl, CURLINFO_HTTP_VERSION, &httpVersion) }
         curl_multi_remove_handle(multi, curl)
         transfer.finish(code)
-        for next in gate.release(transfer, httpVersion: httpVersion) { add(next) }
+        for next in gate.release(transfer, httpVersion: httpVersion) { addAfterWaiting(next) }
+    }
+
+    /// A transfer the multiplex gate let in late joins with what is left of its time-out.
+    private func addAfterWaiting(_ transfer: LoopTransfer) {
+        if let deadline = transfer.deadline {
+            let left = max(1, Int(((deadline - .now) / .milliseconds(1)).rounded(.up)))
+            try? transfer.handle.set(CURLOPT_TIMEOUT_MS, left)
+        }
+        add(transfer)
+    }
+
+    /// A transfer whose time-out passed while it waited in the multiplex gate.
+    private func timedOutWaiting(_ transfer: LoopTransfer) {
+        transfer.state.storedError = HTTPTransportError(
+            code: .timeout, message: "The request timed out waiting for a stream of its origin's HTTP/2 connection.",
+            url: transfer.state.requestURL)
+        transfer.finish(CURLE_OPERATION_TIMEDOUT)
     }
 
     private func collectFinished() {
@@ -267,6 +285,7 @@ final class TransferLoop: @unchecked Sendable {
             if let stream = transfer.state.stream { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
         }
         if let deadline = webSockets.nextDeadline { wait = min(wait, max(.zero, deadline - now)) }
+        if let deadline = gate.earliestDeadline { wait = min(wait, max(.zero, deadline - now)) }
         return Int32(max(0, (wait / .milliseconds(1)).rounded(.up)))
     }
 }
@@ -286,14 +305,17 @@ final class LoopTransfer: @unchecked Sendable {
     /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
     /// to the multi handle at once.
     let multiplexOrigin: String?
+    /// When its time-out ends, for a transfer the multiplex gate may hold back (nil: none).
+    let deadline: ContinuousClock.Instant?
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
     private var result: CURLcode?  // guarded by `lock`
 
     init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
-         multiplexOrigin: String? = nil) {
+         multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil) {
         self.handle = handle
         self.multiplexOrigin = multiplexOrigin
+        self.deadline = deadline
         self.state = state
         self.request = request
         self.engine = engine
