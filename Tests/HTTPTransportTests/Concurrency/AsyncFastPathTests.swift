@@ -64,4 +64,42 @@ final class AsyncFastPathTests: XCTestCase {
         XCTAssertEqual(result.error?.code, .cancelled)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
     }
+
+    func testAFastSendTimesOutAsASendThroughTheSessionsExecutorDoes() async {
+        let fast = HTTPTransport()
+        let plain = HTTPTransport(responseInterceptors: [NoOpResponseInterceptor(), ClarifyErrorInterceptor()])
+        let request = HTTPRequest(endpoint: server.http + "/delay/3", timeout: 0.3)
+        let started = ContinuousClock.now
+        let answers = [await fast.result(for: request, progress: nil), await plain.result(for: request, progress: nil)]
+        XCTAssertEqual(answers.map { $0.error?.code }, [.timeout, .timeout])
+        XCTAssertEqual(answers.map { $0.error?.url }, [request.endpoint, request.endpoint])
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+    }
+
+    /// A fast send cancelled while its transfer runs lets go of the transfer: the session's one
+    /// connection to the host and its one place for a transfer are free for the next send at once.
+    func testACancelledFastSendFreesItsTransfer() async throws {
+        var configuration = Session.Configuration()
+        configuration.maxConnectionsPerHost = 1
+        configuration.maxConcurrentTransfers = 1
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        XCTAssertTrue(transport.pipeline.runsWithoutBlocking)
+        let counter = HTTPTransport(session: Session())
+        let origin = server.http
+        let count = { () async -> Int in
+            let response = try? await counter.send(HTTPRequest(endpoint: origin + "/_admin/count"))
+            return (try? response?.getJSONDictionary())?["count"] as? Int ?? 0
+        }
+        _ = try await counter.send(HTTPRequest(endpoint: origin + "/_admin/reset"))
+        let slow = Task { await transport.result(for: HTTPRequest(endpoint: origin + "/delay/10"), progress: nil) }
+        // Running once the server has it (the counting requests are not counted).
+        for _ in 0..<250 where await count() < 1 { try await Task.sleep(for: .milliseconds(20)) }
+        slow.cancel()
+        let cancelled = await slow.value
+        XCTAssertEqual(cancelled.error?.code, .cancelled)
+        let started = ContinuousClock.now
+        let next = await transport.result(for: HTTPRequest(endpoint: server.http + "/json", timeout: 5), progress: nil)
+        XCTAssertNil(next.error, next.error?.message ?? "")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
+    }
 }
