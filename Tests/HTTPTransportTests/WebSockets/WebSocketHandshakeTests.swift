@@ -4,7 +4,7 @@ import XCTest
 
 /// The handshake is a send: interceptors both ways, the address policy, the retrier that does not
 /// repeat an answered handshake.
-final class WebSocketHandshakeTests: XCTestCase, WebSocketFixtures {
+final class WebSocketHandshakeTests: XCTestCase, WebSocketFixtures, TLSFixtures {
     /// Records the statuses of the responses it sees.
     final class StatusRecorder: HTTPResponseInterceptor, @unchecked Sendable {
         private let lock = NSLock()
@@ -57,6 +57,31 @@ final class WebSocketHandshakeTests: XCTestCase, WebSocketFixtures {
         let transport = HTTPTransport(session: Session(configuration: configuration))
         let error = await failure { _ = try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/echo"))) }
         XCTAssertEqual(error?.code, .addressNotAllowed)
+    }
+
+    func testPinsApplyToAWSSHandshake() async throws {
+        let peer = try peer()
+        let wrong = try fingerprints("expired").sha256
+        let pinnedWrong = HTTPTransport(security: caSecurity(pins: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .sha256(fingerprint: wrong))]))
+        let error = await failure { _ = try await pinnedWrong.webSocket(HTTPRequest(endpoint: peer.wss("/echo"))) }
+        XCTAssertEqual(error?.code, .pinningFailed)
+        let right = try fingerprints("leaf").sha256
+        let pinnedRight = HTTPTransport(security: caSecurity(pins: [TrustPolicyManager.Certificate(host: "localhost", fingerprint: .sha256(fingerprint: right))]))
+        let socket = try await pinnedRight.webSocket(HTTPRequest(endpoint: peer.wss("/echo")))
+        try await assertEchoes(socket, "pinned")
+        try await socket.close()
+    }
+
+    func testASocketOutlivesTheTransportAndSessionThatOpenedIt() async throws {
+        let peer = try peer()
+        var transport: HTTPTransport? = HTTPTransport(session: Session())
+        let socket = try await transport?.webSocket(HTTPRequest(endpoint: peer.ws("/echo")))
+        transport = nil
+        let open = try XCTUnwrap(socket)
+        try await assertEchoes(open, "the transport is gone")
+        try await open.close()
+        let after = try await open.receive()
+        XCTAssertNil(after)
     }
 
     func testARefusedHandshakeIsNotRetried() async throws {
