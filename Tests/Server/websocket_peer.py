@@ -118,6 +118,42 @@ async def echo_close(reader, writer, answer_pings=True):
     writer.close()
 
 
+async def close_with(reader, writer, query):
+    """Closes first with the close frame's payload given in hex; the client's answer (its close
+    frame's payload, in hex) goes to the file `report`."""
+    writer.write(frame(8, bytes.fromhex(query.get("payload", ""))))
+    await writer.drain()
+    answer = "none"
+    try:
+        while True:
+            opcode, payload = await read_frame(reader)
+            if opcode == 8:
+                answer = payload.hex() or "-"
+                break
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    with open(query["report"], "w") as report:
+        report.write(answer)
+    writer.close()
+
+
+async def endless(writer, query):
+    """A message whose empty continuation frames never end (for `seconds`, at most 30): the
+    socket is always readable and the message never grows."""
+    writer.write(frame(1, b"a", fin=False))
+    chunk = frame(0, b"", fin=False) * 65536
+    deadline = asyncio.get_running_loop().time() + min(float(query.get("seconds", "10")), 30)
+    try:
+        while asyncio.get_running_loop().time() < deadline:
+            writer.write(chunk)
+            await writer.drain()
+        writer.write(frame(0, b"", fin=True))
+        await writer.drain()
+    except ConnectionError:
+        pass
+    writer.close()
+
+
 async def hostile(reader, writer):
     head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
     path = head.split(" ")[1]
@@ -152,23 +188,9 @@ async def hostile(reader, writer):
         # would not bound; then "end".
         writer.write(frame(2, b"") * int(query.get("count", "1000")) + frame(1, b"end"))
     elif url.path == "/closewith":
-        # Closes first with the close frame's payload given in hex; the client's answer (its
-        # close frame's payload, in hex) goes to the file `report`.
-        writer.write(frame(8, bytes.fromhex(query.get("payload", ""))))
-        await writer.drain()
-        answer = "none"
-        try:
-            while True:
-                opcode, payload = await read_frame(reader)
-                if opcode == 8:
-                    answer = payload.hex() or "-"
-                    break
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        with open(query["report"], "w") as report:
-            report.write(answer)
-        writer.close()
-        return
+        return await close_with(reader, writer, query)
+    elif url.path == "/endless":
+        return await endless(writer, query)
     elif url.path == "/fragmented":
         writer.write(frame(1, b"Hel", fin=False) + frame(9, b"p1") + frame(0, b"lo, ", fin=False)
                      + frame(10, b"unasked") + frame(0, "wörld".encode(), fin=True))

@@ -30,6 +30,24 @@ final class WebSocketHostilePeerTests: XCTestCase, WebSocketFixtures {
         try await socket.close()
     }
 
+    /// A peer that never stops sending (empty continuation frames: the message never grows)
+    /// keeps the socket readable; the session's other exchanges and the socket's own close still
+    /// get their turns on the transfer loop.
+    func testEndlessFragmentsDoNotHoldTheTransferLoop() async throws {
+        let peer = try peer()
+        let transport = HTTPTransport()
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/endless?seconds=15")),
+                                                   configuration: .init(closeTimeout: 1))
+        let waiting = Task { try? await socket.receive() }
+        let started = ContinuousClock.now
+        let response = try await transport.send(HTTPRequest(endpoint: server.http + "/json", timeout: 5))
+        XCTAssertEqual(response.httpStatus, .ok)
+        try await socket.close()
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+        waiting.cancel()
+        _ = await waiting.value
+    }
+
     func testAPeersCloseFrameThatBreaksTheRulesFailsTheSocketAndIsAnsweredWithTheRightCode() async throws {
         let peer = try peer()
         // (The peer's close frame's payload in hex, and the code the client must answer with.)

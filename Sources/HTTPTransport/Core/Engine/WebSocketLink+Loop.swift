@@ -62,7 +62,8 @@ extension WebSocketLink {
     // MARK: Receiving
 
     private func read(_ connection: WebSocketConnection, now: ContinuousClock.Instant, buffer: UnsafeMutableRawBufferPointer) {
-        while !connection.ended {
+        for _ in 0..<Self.readsPerTurn {
+            guard !connection.ended else { return }
             var received = 0
             var frame = ccurl_ws_frame()
             let code = ccurl_ws_recv(connection.handle.curl, buffer.baseAddress, buffer.count, &received, &frame)
@@ -74,6 +75,10 @@ extension WebSocketLink {
             // (A full inbox stops the reading: the peer waits until receivers took some.)
             if frame.bytesleft == 0, !wantsMessages { return }
         }
+        // A peer that never pauses (endless fragments that add nothing, a fast feed) keeps the
+        // socket readable: the loop's other transfers and sockets, and this one's timers, take
+        // their turns before it reads on.
+        anotherTurn()
     }
 
     private func take(_ frame: ccurl_ws_frame, _ bytes: UnsafeRawBufferPointer, _ connection: WebSocketConnection,

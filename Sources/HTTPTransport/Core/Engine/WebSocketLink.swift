@@ -243,6 +243,15 @@ final class WebSocketLink: @unchecked Sendable {
         }
     }
 
+    /// Frames (or parts of frames) the loop reads from one socket in one turn.
+    static let readsPerTurn = 256
+
+    /// The loop serves the socket again on its next turn, whether or not it is readable then.
+    func anotherTurn() {
+        let hub = lock.withLock { self.hub }
+        hub?.markDirty(self)
+    }
+
     /// Whether receivers hold less than `bufferLimit` (else the loop stops reading).
     var wantsMessages: Bool { lock.withLock { inboxBytes < Self.bufferLimit } }
 
