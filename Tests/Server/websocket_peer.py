@@ -99,13 +99,13 @@ async def read_frame(reader):
     return first & 0x0F, bytes(payload)
 
 
-async def echo_close(reader, writer, answer_pings=True):
-    """Reads frames until the client's close, echoes it, and ends the connection."""
+async def echo_close(reader, writer, answer_pings=True, answer=None):
+    """Reads frames until the client's close, echoes it (or sends `answer`), and ends the connection."""
     try:
         while True:
             opcode, payload = await read_frame(reader)
             if opcode == 8:
-                writer.write(frame(8, payload[:2]))
+                writer.write(frame(8, payload[:2] if answer is None else answer))
                 await writer.drain()
                 break
             if opcode == 9 and answer_pings:
@@ -197,7 +197,9 @@ async def hostile(reader, writer):
         writer.write(frame(2, b"\x01\x02", fin=False) + frame(0, b"\x03", fin=True))
         writer.write(frame(1, b"", fin=True))
     await writer.drain()
-    await echo_close(reader, writer, answer_pings=url.path != "/nopong")
+    # (/answer answers the client's close with the close frame's payload given in hex.)
+    answer = bytes.fromhex(query["payload"]) if url.path == "/answer" else None
+    await echo_close(reader, writer, answer_pings=url.path != "/nopong", answer=answer)
 
 
 async def main():

@@ -79,6 +79,16 @@ final class WebSocketHostilePeerTests: XCTestCase, WebSocketFixtures {
         }
     }
 
+    func testAfterTheClientsCloseABrokenAnswerStillEndsTheSocketNormally() async throws {
+        let peer = try peer()
+        for payload in ["03ed", "03", "03e8ff"] {
+            let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.hostile("/answer?payload=\(payload)")))
+            try await socket.close()
+            let after = try await socket.receive()
+            XCTAssertNil(after, payload)
+        }
+    }
+
     /// The close frame the hostile server got back, in hex, once it wrote it (at most 10 s).
     private static func answer(in path: String) async throws -> String {
         for _ in 0..<500 {

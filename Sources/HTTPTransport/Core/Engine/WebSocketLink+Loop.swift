@@ -131,7 +131,7 @@ extension WebSocketLink {
     /// The peer's close frame: its code and reason are kept, it is answered with its own code
     /// (unless we closed first), and the socket ends. A close frame that breaks RFC 6455's rules
     /// (a lone byte, a code that is never sent, a reason that is not UTF-8) is answered with
-    /// 1002 (1007 for the reason) and fails the socket.
+    /// 1002 (1007 for the reason) and fails the socket, unless it answered our own close.
     private func closeArrived(_ connection: WebSocketConnection, now: ContinuousClock.Instant) {
         let payload = [UInt8](connection.controlPayload)
         let code = payload.count >= 2 ? WebSocketCloseCode(rawValue: UInt16(payload[0]) << 8 | UInt16(payload[1])) : .noStatusReceived
@@ -142,14 +142,16 @@ extension WebSocketLink {
             else if payload.count >= 2, !code.isValidOnTheWire { (.protocolError, "the close code \(code.rawValue)") }
             else if reason == nil { (.invalidFramePayloadData, "a close reason that is not UTF-8") }
             else { nil }
-        if connection.closeSent == nil {
+        // (After our own close, the peer's answer ends the socket normally whatever it holds.)
+        let answers = connection.closeSent == nil
+        if answers {
             connection.sendOffset = 0
             let answer = broken.map { WebSocketConnection.closePayload(code: $0.answer, reason: "") }
                 ?? (payload.count >= 2 ? Data(payload[0..<2]) : Data())
             _ = try? connection.sendFrame(flags: Int32(CCURL_WS_CLOSE), payload: answer, url: url)
             connection.closeSent = now
         }
-        guard let broken else { return finish(connection, .closed, peerCode: nil) }
+        guard let broken, answers else { return finish(connection, .closed, peerCode: nil) }
         finish(connection, .failed(HTTPTransportError(
             code: .badResponse, message: "The WebSocket peer broke the protocol: \(broken.problem).", url: url)), peerCode: nil)
     }
