@@ -96,4 +96,34 @@ final class MultiplexGateTests: XCTestCase {
         let again = try transfers(limit + 1, origin: "https://h1.example:443")
         XCTAssertEqual(again.filter { gate.admits($0) }.count, limit)
     }
+
+    /// An HTTPS origin that answers over HTTP/1.1 lets the transfers waiting for it in as soon as
+    /// one answer's head arrives, not when a transfer ends: 100 slow downloads (their heads at
+    /// once, their bodies over 4 s) do not hold back the 101st request.
+    func testAnHTTP1OriginsWaitingTransfersGoInOnceAHeadArrives() async throws {
+        let security = Security(trustedRootCertificates: server.certificates.appendingPathComponent("ca.pem"))
+        let transport = HTTPTransport(session: Session(security: security))
+        let origin = server.https()
+        let counter = HTTPTransport(session: Session(security: security))
+        let count = { () async -> Int in
+            let response = try? await counter.send(HTTPRequest(endpoint: origin + "/_admin/count"))
+            return (try? response?.getJSONDictionary())?["count"] as? Int ?? 0
+        }
+        _ = try await counter.send(HTTPRequest(endpoint: origin + "/_admin/reset"))
+        let slow = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<MultiplexGate.streamsPerOrigin {
+                    group.addTask { _ = await transport.result(for: HTTPRequest(endpoint: origin + "/drip?bytes=4&delay=1&n=\(index)"), progress: nil) }
+                }
+            }
+        }
+        // All 100 are in flight once the server has them (their heads go out at once).
+        for _ in 0..<500 where await count() < MultiplexGate.streamsPerOrigin { try await Task.sleep(for: .milliseconds(20)) }
+        let started = ContinuousClock.now
+        let next = try await transport.send(HTTPRequest(endpoint: origin + "/json", timeout: 10))
+        XCTAssertEqual(next.httpStatus, .ok)
+        XCTAssertEqual(next.metrics.httpVersion, "1.1")
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(2500), "the 101st request waited for a slow one to end")
+        await slow.value
+    }
 }

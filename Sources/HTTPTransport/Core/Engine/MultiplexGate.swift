@@ -86,6 +86,17 @@ struct MultiplexGate {
         return admitted
     }
 
+    /// A transfer to `key` got its head over HTTP/1: the origin has no limit, and every transfer
+    /// waiting for it goes in now (returned, to add), not when one of its transfers ends.
+    mutating func learnedHTTP1(_ key: String) -> [LoopTransfer] {
+        guard var origin = origins[key], !origin.speaksHTTP1 else { return [] }
+        origin.speaksHTTP1 = true
+        var admitted: [LoopTransfer] = []
+        while origin.hasWaiting { admitted.append(origin.take()) }
+        origins[key] = origin
+        return admitted
+    }
+
     /// Takes a waiting `transfer` out (it was cancelled); false when it is not waiting here.
     mutating func withdraw(_ transfer: LoopTransfer) -> Bool {
         guard let key = transfer.multiplexOrigin, var origin = origins[key],

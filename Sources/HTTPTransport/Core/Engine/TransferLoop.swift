@@ -163,6 +163,7 @@ final class TransferLoop: @unchecked Sendable {
             // Streams first: what a finished stream received in this round still goes out.
             driveStreams()
             collectFinished()
+            if gate.waitingCount > 0 { admitWhereHTTP1() }
             webSockets.service()
             if stopping, running.isEmpty {
                 webSockets.closeAll()
@@ -244,6 +245,22 @@ final class TransferLoop: @unchecked Sendable {
         add(transfer)
     }
 
+    /// An origin whose first answer's head came over HTTP/1 has no multiplexing limit: its
+    /// waiting transfers go in at once, not when one of its (maybe long) transfers ends.
+    private func admitWhereHTTP1() {
+        var learned: Set<String> = []
+        for transfer in running.values where !transfer.versionKnown {
+            guard let key = transfer.multiplexOrigin, transfer.state.statusCode != nil else { continue }
+            transfer.versionKnown = true
+            var version = 0
+            _ = ccurl_getinfo_long(transfer.handle.curl, CURLINFO_HTTP_VERSION, &version)
+            if version > 0 && version < 3 /* CURL_HTTP_VERSION_2_0 */ { learned.insert(key) }
+        }
+        for key in learned {
+            for next in gate.learnedHTTP1(key) { addAfterWaiting(next) }
+        }
+    }
+
     /// A transfer whose time-out passed while it waited in the multiplex gate.
     private func timedOutWaiting(_ transfer: LoopTransfer) {
         transfer.state.storedError = HTTPTransportError(
@@ -305,6 +322,8 @@ final class LoopTransfer: @unchecked Sendable {
     /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
     /// to the multi handle at once.
     let multiplexOrigin: String?
+    /// Whether the loop read the HTTP version of its head (`MultiplexGate`). Loop thread only.
+    @exclusivity(unchecked) var versionKnown = false
     /// When its time-out ends, for a transfer the multiplex gate may hold back (nil: none).
     let deadline: ContinuousClock.Instant?
     private let lock = NSLock()
