@@ -42,26 +42,12 @@ final class TestServer: @unchecked Sendable {
         makeCerts.waitUntilExit()
         guard makeCerts.terminationStatus == 0 else { throw ServerError("make_certs.py failed") }
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", serverDirectory.appendingPathComponent("server.py").path, "--certs", certificates.path]
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        // The first line is the JSON map of listener ports.
-        var line = Data()
-        while true {
-            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { throw ServerError("server.py exited before printing its ports") }
-            if byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        guard let map = try JSONSerialization.jsonObject(with: line) as? [String: Int] else {
-            throw ServerError("unexpected server banner: \(String(decoding: line, as: UTF8.self))")
-        }
-        ports = map
+        let peer = try PythonPeerProcess(script: serverDirectory.appendingPathComponent("server.py"),
+                                         arguments: ["--certs", certificates.path],
+                                         exitedEarly: "server.py exited before printing its ports")
+        process = peer.process
+        stdin = peer.stdin
+        ports = peer.ports
     }
 
     private static let certificatesToRemove = Protected<String?>(nil)
@@ -116,5 +102,35 @@ extension XCTestCase {
             XCTFail("send failed: \(error)", file: file, line: line)
             throw error
         }
+    }
+}
+
+/// A Python peer of the test run, started with its stdin a pipe (it exits when this process
+/// closes it), whose first line of output is the JSON map of its listener ports.
+struct PythonPeerProcess {
+    let process: Process
+    let stdin: Pipe
+    let ports: [String: Int]
+
+    init(script: URL, arguments: [String], exitedEarly: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path] + arguments
+        stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while true {
+            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { throw TestServer.ServerError(exitedEarly) }
+            if byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        guard let map = try JSONSerialization.jsonObject(with: line) as? [String: Int] else {
+            throw TestServer.ServerError("unexpected banner from \(script.lastPathComponent): \(String(decoding: line, as: UTF8.self))")
+        }
+        ports = map
     }
 }

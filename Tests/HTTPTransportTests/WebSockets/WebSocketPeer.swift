@@ -14,27 +14,12 @@ final class WebSocketPeer: @unchecked Sendable {
 
     private init() throws {
         let script = TestServer.repositoryRoot.appendingPathComponent("Tests/Server/websocket_peer.py")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--certs", TestServer.shared.certificates.path]
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty {
-                throw TestServer.ServerError("websocket_peer.py exited before printing its ports (run scripts/setup.sh: it installs `websockets`)")
-            }
-            if byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        guard let map = try JSONSerialization.jsonObject(with: line) as? [String: Int] else {
-            throw TestServer.ServerError("unexpected banner: \(String(decoding: line, as: UTF8.self))")
-        }
-        ports = map
+        let peer = try PythonPeerProcess(
+            script: script, arguments: ["--certs", TestServer.shared.certificates.path],
+            exitedEarly: "websocket_peer.py exited before printing its ports (run scripts/setup.sh: it installs `websockets`)")
+        process = peer.process
+        stdin = peer.stdin
+        ports = peer.ports
     }
 
     func ws(_ path: String) -> String { "ws://127.0.0.1:\(ports["echo"] ?? 0)\(path)" }
