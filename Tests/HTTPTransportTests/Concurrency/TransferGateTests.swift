@@ -6,10 +6,13 @@ import XCTest
 /// served first come first served, a cancelled or timed-out waiter leaving the queue without a
 /// place.
 final class TransferGateTests: XCTestCase {
-    /// Waits (bounded) until the gate has `waiting` waiters queued.
+    /// Waits (bounded) until the gate has `waiting` waiters queued in its arrival order (counted
+    /// is not enough: a waiter counted first may queue second).
     private func waitUntil(_ gate: TransferGate, waiting: Int) async throws {
         let deadline = Date().addingTimeInterval(10)
-        while gate.counts.waiting != waiting, Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        while gate.counts.waiting != waiting || gate.queuedCount != waiting, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
         XCTAssertEqual(gate.counts.waiting, waiting)
     }
 

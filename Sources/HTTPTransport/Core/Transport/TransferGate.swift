@@ -132,4 +132,6 @@ final class TransferGate: @unchecked Sendable {
 
     /// Sends running and waiting now (for tests and telemetry).
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiters.count) } }
+    /// Waiters queued in arrival order now (past their first step, which only counts them), for tests.
+    var queuedCount: Int { lock.withLock { waiters.values.filter { $0.continuation != nil }.count } }
 }
