@@ -135,8 +135,8 @@ let package = Package(
             ],
             // HAR files exported by browsers, read by HTTPArchiveEngineTests through #filePath;
             // the OpenAPI document whose generated client (OpenAPI/Generated) the tests use.
-            exclude: ["Fixtures", "Ecosystem/OpenAPI/openapi.yaml", "Ecosystem/OpenAPI/openapi-generator-config.yaml",
-                      "Ecosystem/OpenAPI/README.md"]
+            exclude: ["TestSupport/Fixtures", "Integration/Ecosystem/OpenAPI/openapi.yaml",
+                      "Integration/Ecosystem/OpenAPI/openapi-generator-config.yaml", "Integration/Ecosystem/OpenAPI/README.md"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,7 @@ final class TestServer: @unchecked Sendable {
     private let process: Process
     private let stdin: Pipe
 
+    /// The repository's root, from this file's place (Tests/HTTPTransportTests/TestSupport).
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

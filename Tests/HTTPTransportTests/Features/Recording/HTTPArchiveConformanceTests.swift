@@ -43,8 +43,7 @@ final class HTTPArchiveConformanceTests: XCTestCase {
     private func assertHaralyzerReads(_ data: Data) throws {
         let file = try temporaryDirectory("har").appendingPathComponent("recording.har")
         try data.write(to: file)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/check_har.py")
+        let script = TestServer.repositoryRoot.appendingPathComponent("scripts/check_har.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, file.path]

@@ -106,9 +106,9 @@ extension XCTestCase {
         try JSONDecoder().decode(HARFile.self, from: recorder.archiveData()).log.entries
     }
 
-    /// A file of Tests/HTTPTransportTests/Fixtures (the test target declares no resources).
+    /// A file of Tests/HTTPTransportTests/TestSupport/Fixtures (the test target declares no resources).
     func fixtureURL(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures").appendingPathComponent(name)
+        TestServer.repositoryRoot.appendingPathComponent("Tests/HTTPTransportTests/TestSupport/Fixtures")
+            .appendingPathComponent(name)
     }
 }

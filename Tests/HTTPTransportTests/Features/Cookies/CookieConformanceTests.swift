@@ -103,12 +103,8 @@ final class CookieConformanceTests: XCTestCase {
 
 /// Helpers shared by the cookie tests.
 enum CookieTestSupport {
-    /// `Tests/Conformance/http-state`, found from this file's location.
-    static let conformanceDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Tests/HTTPTransportTests/Cookies
-        .deletingLastPathComponent()  // Tests/HTTPTransportTests
-        .deletingLastPathComponent()  // Tests
-        .appendingPathComponent("Conformance/http-state")
+    /// `Tests/Conformance/http-state`, found from the repository's root.
+    static let conformanceDirectory = TestServer.repositoryRoot.appendingPathComponent("Tests/Conformance/http-state")
 }
 
 /// A clock tests can move; `now` is what `CookieStorage(now:)` takes.
