@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTransport
+@testable import HTTPTransport
 import XCTest
 
 /// Which redirects the pipeline follows and what the next hop sends, through `StubEngine`
@@ -168,5 +168,88 @@ final class RedirectRuleTests: XCTestCase {
         let error = try XCTUnwrap(stub.transport().send(request: HTTPRequest(endpoint: start)).error)
         XCTAssertEqual(error.code, .tooManyRedirects)
         XCTAssertEqual(stub.requests.count, Session.Configuration().maxRedirects + 1)
+    }
+
+    // MARK: The rule on its own (`RedirectRule.nextRequest`, no pipeline)
+
+    private func hop(_ method: HTTPRequest.HTTPMethod, _ url: String = "http://a.stub.test/dir/start",
+                     body: RawRequest.Body? = .data(Data("payload".utf8))) throws -> RawRequest {
+        RawRequest(method: method, url: try XCTUnwrap(URL(string: url)),
+                   headers: ["Content-Type": "text/plain", "Content-Length": "7", "X-Keep": "1"], body: body)
+    }
+
+    private func redirect(_ request: RawRequest, _ status: Int, to location: String? = "/target",
+                      allowsInsecure: Bool = false) -> Swift.Result<RawRequest, HTTPTransportError>? {
+        var headers = HTTPHeaders()
+        if let location { headers["Location"] = location }
+        let response = RawResponse(request: request, statusCode: HTTPStatusCode(rawValue: status), headers: headers)
+        return RedirectRule.nextRequest(after: request, response: response, allowsInsecureRedirects: allowsInsecure)
+    }
+
+    func testTheNextRequestOfEachRedirectStatusAndMethod() throws {
+        // (status, method) → the next hop's method, and whether it keeps the body and its fields.
+        let cases: [(Int, HTTPRequest.HTTPMethod, HTTPRequest.HTTPMethod, Bool)] = [
+            (301, .post, .get, false), (302, .post, .get, false), (301, .put, .put, true), (302, .delete, .delete, true),
+            (303, .post, .get, false), (303, .put, .get, false), (303, .head, .head, true),
+            (307, .post, .post, true), (308, .post, .post, true), (308, .patch, .patch, true),
+        ]
+        for (status, method, expected, keeps) in cases {
+            let next = try XCTUnwrap(redirect(try hop(method), status)?.get(), "\(status) \(method)")
+            XCTAssertEqual(next.method, expected, "\(status) \(method)")
+            XCTAssertEqual(next.body != nil, keeps, "\(status) \(method)")
+            XCTAssertEqual(next.headers["Content-Type"] != nil, keeps, "\(status) \(method)")
+            XCTAssertEqual(next.headers["Content-Length"] != nil, keeps, "\(status) \(method)")
+            XCTAssertEqual(next.headers["X-Keep"], "1")
+            XCTAssertEqual(next.url.absoluteString, "http://a.stub.test/target")
+            XCTAssertEqual(next.redirectedFrom?.absoluteString, "http://a.stub.test/dir/start")
+        }
+    }
+
+    func testAStreamedBodyIsNotSentAgainButA303OrAPOSTMovedByA301MayDropIt() throws {
+        let stream = RawRequest.Body.stream(StreamedBody(length: nil) { nil })
+        XCTAssertNil(redirect(try hop(.post, body: stream), 307), "307 would send the body again: the redirect is the result")
+        XCTAssertNil(redirect(try hop(.put, body: stream), 308))
+        XCTAssertNil(redirect(try hop(.put, body: stream), 301), "301 keeps a PUT's body")
+        for status in [301, 302, 303] {
+            let next = try XCTUnwrap(redirect(try hop(.post, body: stream), status)?.get(), "\(status)")
+            XCTAssertEqual(next.method, .get)
+            XCTAssertNil(next.body)
+        }
+    }
+
+    func testOnlyTheFiveRedirectStatusesWithALocationAndNoErrorAreFollowed() throws {
+        for status in [200, 300, 304, 305, 306, 309, 399] {
+            XCTAssertNil(redirect(try hop(.get), status), "\(status)")
+        }
+        XCTAssertNil(redirect(try hop(.get), 302, to: nil))
+        XCTAssertNil(redirect(try hop(.get), 302, to: ""))
+        let request = try hop(.get)
+        var failed = RawResponse(request: request, statusCode: .found, headers: ["Location": "/target"])
+        failed.error = HTTPTransportError(code: .timeout, message: "the body did not arrive")
+        XCTAssertNil(RedirectRule.nextRequest(after: request, response: failed, allowsInsecureRedirects: false))
+    }
+
+    func testHTTPSToHTTPIsRefusedWithTheRedirectsStatusAndFieldsUnlessAllowed() throws {
+        let secure = try hop(.get, "https://a.stub.test/start")
+        guard case .failure(let error) = redirect(secure, 308, to: "http://a.stub.test/plain") else {
+            return XCTFail("https to http is refused")
+        }
+        XCTAssertEqual(error.code, .insecureRedirect)
+        XCTAssertEqual(error.httpStatusCode, .permanentRedirect)
+        XCTAssertEqual(error.responseHeaders["Location"], "http://a.stub.test/plain")
+        XCTAssertEqual(error.url, "https://a.stub.test/start")
+        XCTAssertEqual(try redirect(secure, 308, to: "http://a.stub.test/plain", allowsInsecure: true)?.get().url.scheme, "http")
+        XCTAssertEqual(try redirect(secure, 302, to: "//b.stub.test/p")?.get().url.absoluteString, "https://b.stub.test/p")
+        XCTAssertEqual(try redirect(try hop(.get), 302, to: "https://a.stub.test/up")?.get().url.scheme, "https")
+    }
+
+    func testSameOriginComparesSchemeHostAndEffectivePort() throws {
+        let url = { (text: String) in try XCTUnwrap(URL(string: text)) }
+        XCTAssertTrue(RedirectRule.sameOrigin(try url("http://A.stub.test/x"), try url("HTTP://a.STUB.test:80/y")))
+        XCTAssertTrue(RedirectRule.sameOrigin(try url("https://a.stub.test/"), try url("https://a.stub.test:443/")))
+        XCTAssertFalse(RedirectRule.sameOrigin(try url("http://a.stub.test/"), try url("https://a.stub.test/")))
+        XCTAssertFalse(RedirectRule.sameOrigin(try url("http://a.stub.test/"), try url("http://a.stub.test:8080/")))
+        XCTAssertFalse(RedirectRule.sameOrigin(try url("http://a.stub.test/"), try url("http://b.stub.test/")))
+        XCTAssertFalse(RedirectRule.sameOrigin(try url("http://a.stub.test:443/"), try url("https://a.stub.test/")))
     }
 }

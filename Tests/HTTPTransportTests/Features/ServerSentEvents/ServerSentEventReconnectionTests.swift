@@ -168,6 +168,51 @@ final class ServerSentEventReconnectionTests: XCTestCase {
         XCTAssertNotNil(failure(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false)))
     }
 
+    func testTheLastEventIDCarriesOverAConnectionThatNamedNone() {
+        var reconnection = ServerSentEventReconnection(lastEventID: "41", random: { 0 })
+        XCTAssertEqual(reconnection.lastEventIDHeader, "41", "the first connection resumes where the caller said")
+        reconnection.connectionOpened()
+        _ = reconnection.connectionEnded(.ended, decoder: decoded("data: x\n\n", from: reconnection.lastEventID), deliveredEvents: true)
+        XCTAssertEqual(reconnection.lastEventIDHeader, "41")
+        _ = reconnection.connectionEnded(.ended, decoder: decoded("id: 42\ndata: y\n\n", from: reconnection.lastEventID),
+                                         deliveredEvents: true)
+        XCTAssertEqual(reconnection.lastEventIDHeader, "42")
+    }
+
+    func testFailedReconnectsDoubleTheServersRetryAndAnEventStartsOver() {
+        var reconnection = started(with: "retry: 1000\ndata: x\n\n")
+        var waits: [TimeInterval?] = []
+        for _ in 1...4 { waits.append(delay(reconnection.connectionEnded(.failed(refused), decoder: ServerSentEventDecoder(),
+                                                                          deliveredEvents: false))) }
+        XCTAssertEqual(waits, [2, 4, 8, 16], "each reconnect that brought nothing doubles the wait before the next")
+        XCTAssertEqual(reconnection.failedReconnects, 4)
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)), 1,
+                       "an event: back to the server's retry")
+        XCTAssertEqual(delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: false)), 2)
+    }
+
+    func testEveryFailureANewConnectionMayMendReconnectsOnceOpened() {
+        for code in [HTTPTransportError.Code.nameResolution, .cannotConnect, .timeout, .badResponse, .other] {
+            var reconnection = opened()
+            let error = HTTPTransportError(code: code, message: "x", url: "http://x/")
+            XCTAssertEqual(delay(reconnection.connectionEnded(.failed(error), decoder: ServerSentEventDecoder(), deliveredEvents: true)), 3,
+                           "\(code)")
+        }
+    }
+
+    func testTheDefaultRandomSourceKeepsEveryWaitWithinTheJitter() {
+        var reconnection = ServerSentEventReconnection()
+        reconnection.connectionOpened()
+        var waits: Set<TimeInterval> = []
+        for _ in 0..<200 {
+            let wait = delay(reconnection.connectionEnded(.ended, decoder: ServerSentEventDecoder(), deliveredEvents: true)) ?? -1
+            XCTAssertGreaterThanOrEqual(wait, 2.4)
+            XCTAssertLessThanOrEqual(wait, 3.6)
+            waits.insert(wait)
+        }
+        XCTAssertGreaterThan(waits.count, 1, "the waits are spread, not all the same")
+    }
+
     // MARK: Helpers
 
     private func opened() -> ServerSentEventReconnection {
@@ -183,8 +228,8 @@ final class ServerSentEventReconnectionTests: XCTestCase {
         return reconnection
     }
 
-    private func decoded(_ stream: String) -> ServerSentEventDecoder {
-        var decoder = ServerSentEventDecoder()
+    private func decoded(_ stream: String, from lastEventID: String = "") -> ServerSentEventDecoder {
+        var decoder = ServerSentEventDecoder(lastEventID: lastEventID)
         _ = decoder.decode(Data(stream.utf8))
         return decoder
     }
