@@ -41,8 +41,9 @@ enum StreamingAnswer {
 }
 
 /// A request's streamed body, carried like `download` from the request value through
-/// resolution and the pipeline to the engine (`RawRequest.streaming`). Equal by consumer.
-struct StreamingBody: Sendable, Hashable {
+/// resolution and the pipeline to the engine, as the request's `ResponseBodyConsumer`
+/// (`RawRequest.streaming`). Equal by consumer.
+struct StreamingBody: ResponseBodyConsumer {
     let consumer: any StreamingConsumer
     /// Whether a non-2xx status fails the send (the transport's default validation): such a
     /// body is not streamed, its first `errorBodyLimit` bytes go into the error.
@@ -69,6 +70,12 @@ struct StreamingBody: Sendable, Hashable {
 
     /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
     static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
+
+    /// The receiver of one transfer: the request's time-out bounds the head, the session's
+    /// stall time-out the silence after it.
+    func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink {
+        StreamReceiver(body: self, headTimeout: request.timeout, stallTimeout: Self.stallTimeout(configuration.stallTimeout))
+    }
 
     static func == (lhs: StreamingBody, rhs: StreamingBody) -> Bool {
         lhs.consumer === rhs.consumer && lhs.validatesStatus == rhs.validatesStatus
