@@ -4,12 +4,32 @@ import Foundation
 /// the hook a feature plugs a consumer into (a stream's buffer or closure, Features/Streaming;
 /// WebSocket frames next). The request carries it from resolution through the pipeline to the
 /// engine (`RawRequest.bodyConsumer`), which asks it for the sink of each transfer.
+///
+/// The pipeline's side needs no feature type either: a hop sets the consumer's rules
+/// (`forHop`), an engine that returns bodies whole has the body handed over after it
+/// (`finish`), a retrier asks `isCommitted` and a cache `RawRequest.bodyConsumer == nil`.
 protocol ResponseBodyConsumer: Sendable, Hashable {
     /// The sink one transfer of `request` hands its body to, on libcurl's engine.
     func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink
+    /// The consumer for one hop: whether a non-2xx status fails the send (so its body is kept,
+    /// not handed over), whether redirects are followed, and how many came before.
+    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer
+    /// After the exchange: a body an engine returned whole (a stub, a recording) is handed to
+    /// the consumer now, as libcurl's engine did while it arrived.
+    func finish(_ response: inout RawResponse)
+    /// `true` once something reached the consumer's user that a retry would repeat.
+    var isCommitted: Bool { get }
+    /// `true` when the response interceptors already saw the head (the consumer's caller ran
+    /// them), so the pipeline does not run them again at the end.
+    var concludedHead: Bool { get }
 }
 
 extension ResponseBodyConsumer {
+    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer { self }
+    func finish(_ response: inout RawResponse) {}
+    var isCommitted: Bool { false }
+    var concludedHead: Bool { false }
+
     /// Whether `other` is the same consumer (of the same type and equal).
     func isEqual(to other: any ResponseBodyConsumer) -> Bool { (other as? Self) == self }
 }

@@ -71,6 +71,18 @@ struct StreamingBody: ResponseBodyConsumer {
     /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
     static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
 
+    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer {
+        var body = self
+        body.validatesStatus = validatesStatus
+        body.followsRedirects = followsRedirects
+        body.redirects = redirects
+        return body
+    }
+
+    func finish(_ response: inout RawResponse) { Self.finish(&response) }
+    var isCommitted: Bool { consumer.isCommitted }
+    var concludedHead: Bool { consumer.concludedHead }
+
     /// The receiver of one transfer: the request's time-out bounds the head, the session's
     /// stall time-out the silence after it.
     func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink {
