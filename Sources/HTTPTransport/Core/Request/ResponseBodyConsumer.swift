@@ -5,15 +5,17 @@ import Foundation
 /// WebSocket frames next). The request carries it from resolution through the pipeline to the
 /// engine (`RawRequest.bodyConsumer`), which asks it for the sink of each transfer.
 ///
-/// The pipeline's side needs no feature type either: a hop sets the consumer's rules
-/// (`forHop`), an engine that returns bodies whole has the body handed over after it
+/// The pipeline's side needs no feature type either: the pipeline sets the consumer's rules
+/// (`forPipeline`) and each hop its count (`forHop`), an engine that returns bodies whole has the body handed over after it
 /// (`finish`), a retrier asks `isCommitted` and a cache `RawRequest.bodyConsumer == nil`.
 protocol ResponseBodyConsumer: Sendable, Hashable {
     /// The sink one transfer of `request` hands its body to, on libcurl's engine.
     func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink
-    /// The consumer for one hop: whether a non-2xx status fails the send (so its body is kept,
-    /// not handed over), whether redirects are followed, and how many came before.
-    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer
+    /// The consumer for a pipeline whose rules are these: whether a non-2xx status fails the
+    /// send (so its body is kept, not handed over), and whether redirects are followed.
+    func forPipeline(validatesStatus: Bool, followsRedirects: Bool) -> any ResponseBodyConsumer
+    /// The consumer for a hop after `redirects` redirects (the head's metrics count them).
+    func forHop(redirects: Int) -> any ResponseBodyConsumer
     /// After the exchange: a body an engine returned whole (a stub, a recording) is handed to
     /// the consumer now, as libcurl's engine did while it arrived.
     func finish(_ response: inout RawResponse)
@@ -25,7 +27,8 @@ protocol ResponseBodyConsumer: Sendable, Hashable {
 }
 
 extension ResponseBodyConsumer {
-    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer { self }
+    func forPipeline(validatesStatus: Bool, followsRedirects: Bool) -> any ResponseBodyConsumer { self }
+    func forHop(redirects: Int) -> any ResponseBodyConsumer { self }
     func finish(_ response: inout RawResponse) {}
     var isCommitted: Bool { false }
     var concludedHead: Bool { false }

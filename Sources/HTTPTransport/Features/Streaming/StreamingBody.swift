@@ -71,10 +71,15 @@ struct StreamingBody: ResponseBodyConsumer {
     /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
     static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
 
-    func forHop(validatesStatus: Bool, followsRedirects: Bool, redirects: Int) -> any ResponseBodyConsumer {
+    func forPipeline(validatesStatus: Bool, followsRedirects: Bool) -> any ResponseBodyConsumer {
         var body = self
         body.validatesStatus = validatesStatus
         body.followsRedirects = followsRedirects
+        return body
+    }
+
+    func forHop(redirects: Int) -> any ResponseBodyConsumer {
+        var body = self
         body.redirects = redirects
         return body
     }
