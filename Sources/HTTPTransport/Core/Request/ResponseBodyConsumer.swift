@@ -6,9 +6,13 @@ import Foundation
 /// engine (`RawRequest.bodyConsumer`), which asks it for the sink of each transfer.
 ///
 /// The pipeline's side needs no feature type either: the pipeline sets the consumer's rules
-/// (`forPipeline`) and each hop its count (`forHop`), an engine that returns bodies whole has the body handed over after it
-/// (`finish`), a retrier asks `isCommitted` and a cache `RawRequest.bodyConsumer == nil`.
-protocol ResponseBodyConsumer: Sendable, Hashable {
+/// (`forPipeline`) and each hop its count (`forHop`), an engine that returns bodies whole has
+/// the body handed over after it (`finish`), a retrier asks `isCommitted` and a cache
+/// `RawRequest.bodyConsumer == nil`.
+///
+/// A class, immutable (a changed rule is a new consumer): requests hold it as one reference,
+/// which their copies only retain (every send copies a request several times).
+protocol ResponseBodyConsumer: AnyObject, Sendable {
     /// The sink one transfer of `request` hands its body to, on libcurl's engine.
     func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink
     /// The consumer for a pipeline whose rules are these: whether a non-2xx status fails the
@@ -24,6 +28,10 @@ protocol ResponseBodyConsumer: Sendable, Hashable {
     /// `true` when the response interceptors already saw the head (the consumer's caller ran
     /// them), so the pipeline does not run them again at the end.
     var concludedHead: Bool { get }
+    /// Whether `other` consumes the same way (a request's notes are compared).
+    func isEqual(to other: any ResponseBodyConsumer) -> Bool
+    /// Hashes what `isEqual(to:)` compares.
+    func hash(into hasher: inout Hasher)
 }
 
 extension ResponseBodyConsumer {
@@ -32,9 +40,8 @@ extension ResponseBodyConsumer {
     func finish(_ response: inout RawResponse) {}
     var isCommitted: Bool { false }
     var concludedHead: Bool { false }
-
-    /// Whether `other` is the same consumer (of the same type and equal).
-    func isEqual(to other: any ResponseBodyConsumer) -> Bool { (other as? Self) == self }
+    func isEqual(to other: any ResponseBodyConsumer) -> Bool { self === other }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// A response-body consumer as a value a request's notes hold (they are `Hashable`).

@@ -41,9 +41,9 @@ enum StreamingAnswer {
 }
 
 /// A request's streamed body, carried like `download` from the request value through
-/// resolution and the pipeline to the engine, as the request's `ResponseBodyConsumer`
-/// (`RawRequest.streaming`). Equal by consumer.
-struct StreamingBody: ResponseBodyConsumer {
+/// resolution and the pipeline to the engine, in the request's `ResponseBodyConsumer`
+/// (`StreamingBodyHook`, read and set as `RawRequest.streaming`). Equal by consumer.
+struct StreamingBody: Sendable, Hashable {
     let consumer: any StreamingConsumer
     /// Whether a non-2xx status fails the send (the transport's default validation): such a
     /// body is not streamed, its first `errorBodyLimit` bytes go into the error.
@@ -71,28 +71,6 @@ struct StreamingBody: ResponseBodyConsumer {
     /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
     static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
 
-    func forPipeline(validatesStatus: Bool, followsRedirects: Bool) -> any ResponseBodyConsumer {
-        var body = self
-        body.validatesStatus = validatesStatus
-        body.followsRedirects = followsRedirects
-        return body
-    }
-
-    func forHop(redirects: Int) -> any ResponseBodyConsumer {
-        var body = self
-        body.redirects = redirects
-        return body
-    }
-
-    func finish(_ response: inout RawResponse) { Self.finish(&response) }
-    var isCommitted: Bool { consumer.isCommitted }
-    var concludedHead: Bool { consumer.concludedHead }
-
-    /// The receiver of one transfer: the request's time-out bounds the head, the session's
-    /// stall time-out the silence after it.
-    func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink {
-        StreamReceiver(body: self, headTimeout: request.timeout, stallTimeout: Self.stallTimeout(configuration.stallTimeout))
-    }
 
     static func == (lhs: StreamingBody, rhs: StreamingBody) -> Bool {
         lhs.consumer === rhs.consumer && lhs.validatesStatus == rhs.validatesStatus
