@@ -2,12 +2,14 @@ import CCurl
 import Foundation
 
 /// Where a transfer's response body goes: into memory (`MemoryBody`, the default), into a
-/// file (`DownloadFile`, `downloading(to:)`) or to a streaming consumer (`StreamReceiver`,
-/// `streaming(_:)`, `HTTPTransport.stream(_:)`). The transfer hands its sink the final
-/// response's head, then every chunk of the body, and the sink answers whether to go on,
-/// pause or abort (as swift-corelibs-foundation's `_EasyHandleDelegate.didReceive(data:)`
-/// does). The rules of each destination (the size cap, the download file's rules, a stream's
-/// buffer) live in its sink, not in the transfer.
+/// file (`DownloadFile`, `downloading(to:)`) or to a sink a request's `ResponseBodyConsumer`
+/// makes (a stream's, Features/Streaming). One per transfer (`TransferState.sink`). The
+/// transfer hands its sink the final response's head, then every chunk of the body, and the
+/// sink answers whether to go on, pause or abort (as swift-corelibs-foundation's
+/// `_EasyHandleDelegate.didReceive(data:)` does); at the end the sink says what the response
+/// carries (`complete`). The rules of each destination (the size cap, the download file's
+/// rules, a stream's buffer) live in its sink, not in the transfer. A sink that must be driven
+/// between polls (paused, resumed, timed) is a `PacedBodySink`.
 protocol BodySink: AnyObject {
     /// The final response's head arrived (status 200 or more); an error ends the transfer. A
     /// sink that needs the headers reads them (`state.headers`, a copy: most sinks need none).
@@ -18,10 +20,34 @@ protocol BodySink: AnyObject {
     /// Whether the sink decodes a coded body itself (a stream, which decodes no faster than it
     /// is read); any other sink gets the body decoded (`TransferState+ContentDecoding.swift`).
     var decodesContent: Bool { get }
+    /// The transfer succeeded: where the response's body is (or why it failed after all).
+    func complete(state: TransferState) -> BodyOutcome
+    /// The transfer failed: what the sink made (a part file) is dropped.
+    func abandon()
+    /// The error of a body the sink decodes itself that ended before its coded data did.
+    func unfinishedDecoding(state: TransferState) -> HTTPTransportError?
+    /// The sink as the transfer driver paces it, when it is one (nil: libcurl runs alone).
+    var paced: (any PacedBodySink)? { get }
 }
 
 extension BodySink {
     var decodesContent: Bool { false }
+    func complete(state: TransferState) -> BodyOutcome { .inMemory }
+    func abandon() {}
+    func unfinishedDecoding(state: TransferState) -> HTTPTransportError? { nil }
+    var paced: (any PacedBodySink)? { nil }
+}
+
+/// Where a finished transfer's response body is.
+enum BodyOutcome {
+    /// In the transfer's memory (`TransferState.memory`): the response's `data`.
+    case inMemory
+    /// In this file (a download).
+    case file(URL)
+    /// Handed to a consumer as it came: the response has no `data`.
+    case delivered
+    /// The sink could not finish it (a download that could not be put in place).
+    case failed(HTTPTransportError)
 }
 
 /// What a sink says to a chunk of the body.
@@ -150,164 +176,5 @@ final class MemoryBody: BodySink {
         body.pointee.count = 0
         body.pointee.capacity = 0
         return Data(bytesNoCopy: taken, count: count, deallocator: .free)
-    }
-}
-
-/// The engine's side of a streamed body, for one transfer: whether this response's body
-/// streams (a redirect's or a failed status's does not), and what the transfer driver needs to
-/// pause, resume and time the stream. Touched only by the thread that performs the transfer.
-final class StreamReceiver: BodySink {
-    let body: StreamingBody
-    /// The request's time-out: it bounds the wait for the head only.
-    let headTimeout: Duration
-    /// A stream silent, or left unread by its consumer, for this long fails with `.timeout`.
-    let stallTimeout: Duration
-    /// The final response head arrived (status 200 or more).
-    private(set) var headSeen = false
-    /// This response's body goes to the consumer.
-    private(set) var streamsBody = false
-    /// The consumer was told about the head.
-    var announced = false
-    /// The write callback paused the transfer (the consumer's buffer was full).
-    var isPaused = false
-    /// The last time a body byte arrived (or the transfer resumed).
-    var lastActivity = ContinuousClock.now
-    /// The body's content decoding, done here a piece at a time (StreamReceiver+Decoding.swift).
-    var decoder: ContentDecoder?
-    var decodesContent: Bool { true }
-    /// Bytes at the start of the next chunk that were decoded already (libcurl hands a chunk
-    /// refused with a pause again, from its start).
-    var decodedAhead = 0
-    /// Where decoded bytes land before they join `pending` or the kept body (a coded body's only).
-    var decodeBuffer: UnsafeMutableRawBufferPointer?
-
-    init(body: StreamingBody, headTimeout: TimeInterval, stallTimeout: TimeInterval) {
-        self.body = body
-        self.headTimeout = .milliseconds(CurlEngine.milliseconds(headTimeout))
-        self.stallTimeout = .milliseconds(CurlEngine.milliseconds(stallTimeout))
-    }
-
-    deinit {
-        decodeBuffer?.deallocate()
-    }
-
-    /// The head of the final response arrived. A body that does not stream is kept in memory:
-    /// a redirect's whole (within the session's `maxResponseSize`), an error's first 64 KiB.
-    func begin(status: Int, state: TransferState) -> HTTPTransportError? {
-        headSeen = true
-        lastActivity = .now
-        streamsBody = body.streams(status: status, headers: state.headers)
-        if !streamsBody, !(200..<300).contains(status), !RedirectRule.isRedirect(status) {
-            state.memory.cut = Int64(StreamingBody.errorBodyLimit)
-        }
-        do {
-            // (Once: the blank line ending chunked trailers must not bring a fresh decoder.)
-            if decoder == nil {
-                decoder = try ContentDecoder.make(contentEncoding: state.headers.values("Content-Encoding"), url: state.requestURL)
-            }
-        } catch {
-            return error
-        }
-        return nil
-    }
-
-    func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        if let decoder { return receiveCoded(bytes, decoder: decoder, state: state) }
-        return streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
-    }
-
-    /// A chunk for the consumer: the write callback's return value. libcurl hands over at most
-    /// 16 KiB at a time; they are gathered into pieces of up to `pieceSize` (fewer hand-overs to
-    /// another thread), and what a round of the driver gathered goes out at its end
-    /// (`flushPending`), so nothing waits for more data to arrive.
-    private func deliver(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        if !pending.isEmpty, pending.count + bytes.count > Self.pieceSize {
-            switch body.consumer.receive(pending, evenIfFull: false) {
-            case .more:
-                pending = Data()
-            case .pause:
-                isPaused = true
-                return .pause
-            case .stop:
-                pending = Data()
-                stopped(state)
-                return .abort
-            }
-        }
-        if pending.isEmpty { pending.reserveCapacity(Self.pieceSize) }
-        pending.append(contentsOf: bytes)
-        lastActivity = .now
-        return .proceed
-    }
-
-    /// Hands the bytes a round gathered to the consumer, within its buffer: a full buffer pauses
-    /// the transfer here instead (on the thread that performs it, between rounds) and the bytes
-    /// wait for the resume, so a slow consumer's buffer stays bounded however the bytes arrive.
-    /// When the transfer has ended (`final`) they go in whatever the buffer holds (at most one
-    /// piece more). `false` when the consumer stopped the transfer.
-    func flushPending(_ state: TransferState, handle: EasyHandle, final: Bool = false) -> Bool {
-        guard !pending.isEmpty, state.storedError == nil else { return state.storedError == nil }
-        switch body.consumer.receive(pending, evenIfFull: final) {
-        case .more:
-            pending = Data()
-            return true
-        case .pause:
-            if !isPaused {
-                isPaused = true
-                _ = ccurl_pause_receive(handle.curl)
-            }
-            return true
-        case .stop:
-            pending = Data()
-            stopped(state)
-            return false
-        }
-    }
-
-    func stopped(_ state: TransferState) {
-        if state.storedError == nil {
-            state.storedError = HTTPTransportError(code: .cancelled, message: "The streaming handler stopped the transfer.",
-                                                   url: state.requestURL)
-        }
-    }
-
-    /// The most bytes gathered before they go to the consumer.
-    static let pieceSize = 64 * 1024
-    /// Bytes taken from libcurl (decoded, for a coded body) and not yet handed to the consumer.
-    var pending = Data()
-
-    /// Why the transfer must end now, if it must: no head within the request's time-out, or
-    /// a silent stream past the stall time-out.
-    func expired(at now: ContinuousClock.Instant, started: ContinuousClock.Instant, url: String) -> HTTPTransportError? {
-        if !headSeen, now - started >= headTimeout {
-            return HTTPTransportError(code: .timeout, message: "No response head arrived within the request's time-out of \(Self.seconds(headTimeout)).",
-                                      url: url)
-        }
-        if headSeen, now - lastMoved >= stallTimeout {
-            let message = isPaused
-                ? "The stream was not read for \(Self.seconds(stallTimeout)) (the session's stallTimeout, 60 s when it sets none): a stream its reader leaves gives its place back."
-                : "The stream was silent for \(Self.seconds(stallTimeout)) (the session's stallTimeout, 60 s when it sets none)."
-            return HTTPTransportError(code: .timeout, message: message, url: url)
-        }
-        return nil
-    }
-
-    /// The last time the stream moved: a body byte arrived, or (while paused) the consumer took
-    /// a chunk. A paused stream nobody reads is as dead as a silent one: it would hold its place
-    /// among the session's transfers, and its connection, for ever.
-    private var lastMoved: ContinuousClock.Instant {
-        guard isPaused, let taken = body.consumer.lastTaken else { return lastActivity }
-        return max(lastActivity, taken)
-    }
-
-    /// How long the driver may wait before `expired` must be asked again.
-    func nextCheck(at now: ContinuousClock.Instant, started: ContinuousClock.Instant) -> Duration {
-        let until = headSeen ? lastMoved + stallTimeout - now : started + headTimeout - now
-        return max(.milliseconds(1), min(.seconds(1), until))
-    }
-
-    private static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return String(format: "%g s", value)
     }
 }

@@ -25,7 +25,7 @@ extension CurlEngine: LoopEngine {
                 code: .other, message: error.message, url: request.url.absoluteString, curlCode: Int(error.code.rawValue)))
         }
         transfer.handle.connectionContext.beginTransfer()
-        let isStream = transfer.state.stream != nil
+        let isStream = transfer.state.pacedSink != nil
         // Without a per-host limit, the loop admits one connection's worth of such transfers per
         // origin (MultiplexGate); a stream, which may stay open for hours, goes in at once.
         let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0

@@ -106,24 +106,24 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         if let download = request.download {
             let file = DownloadFile(download, sessionMaxSize: configuration.maxResponseSize)
             try file.prepare(headers: &headers, url: transfer.url)
-            transfer.state.download = file
+            transfer.state.sink = file
         }
         let refusesResend = !request.mayBeResentByLibcurl
         if refusesResend { transfer.state.mayResend = false }
-        if let streaming = request.streaming {
-            transfer.state.stream = StreamReceiver(
-                body: streaming, headTimeout: request.timeout,
-                stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout))
+        if let consumer = request.bodyConsumer {
+            transfer.state.sink = consumer.makeSink(for: request, configuration: configuration)
         }
+        // (A sink other than memory has its own limits: a download's, or none for a stream.)
+        let capsBody = transfer.state.sink === transfer.state.memory
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
         if let pinCheck { transfer.state.pinCheck = pinCheck }
         let timeout = Self.milliseconds(request.timeout)
         return TransferOptions(
             url: transfer.url,
-            // A stream may last for hours: its time-outs are the transfer driver's (CancellableTransfer).
-            timeoutMilliseconds: request.streaming == nil ? timeout : 0,
+            // A stream may last for hours: a paced sink's time-outs are the transfer driver's (CancellableTransfer).
+            timeoutMilliseconds: transfer.state.pacedSink == nil ? timeout : 0,
             connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
-            maxFileSize: request.download == nil && request.streaming == nil ? configuration.maxResponseSize : 0,
+            maxFileSize: capsBody ? configuration.maxResponseSize : 0,
             body: try bodyOption(for: request, transfer, number: number),
             headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
             reportsProgress: transfer.state.control.needsProgressCallback,
@@ -144,13 +144,13 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let metrics = collectMetrics(transfer.handle, sentBody: request.sendsBody, receivedStatus: state.statusCode != nil)
         // (A stream's error body cut at its limit ends the transfer early, as intended.)
         guard code == CURLE_OK || state.memory.cutShort, state.storedError == nil else {
-            state.download?.abandon()
+            state.sink.abandon()
             let error = CurlErrorMapping.failure(of: transfer, code: code, request: request,
                                                  connectionOptions: connectionOptions)
             return failed(request, transfer, error, metrics: metrics, body: state.hasBody ? state.takeBody() : nil)
         }
         guard state.headersComplete else {
-            state.download?.abandon()
+            state.sink.abandon()
             return failed(request, transfer, HTTPTransportError(
                 code: .badResponse, message: "The server closed the connection in the middle of the response headers.",
                 url: transfer.url), metrics: metrics)
@@ -161,14 +161,17 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
                                uploadTotal: metrics.bytesSent, uploadNow: metrics.bytesSent, final: true)
         }
         let statusCode = state.statusCode.map(HTTPStatusCode.init(rawValue:))
-        if let download = state.download, download.isWritingBody {
-            if let error = download.commit() { return failed(request, transfer, error, metrics: metrics) }
-            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics,
-                               fileURL: download.destination)
+        switch state.sink.complete(state: state) {
+        case .inMemory:
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, data: state.takeBody(),
+                               metrics: metrics)
+        case .delivered:
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics)
+        case .file(let file):
+            return RawResponse(request: request, statusCode: statusCode, headers: state.headers, metrics: metrics, fileURL: file)
+        case .failed(let error):
+            return failed(request, transfer, error, metrics: metrics)
         }
-        state.download?.abandon()
-        return RawResponse(request: request, statusCode: statusCode, headers: state.headers,
-                           data: state.stream?.streamsBody == true ? nil : state.takeBody(), metrics: metrics)
     }
 
     private func failed(_ request: RawRequest, _ transfer: CurlTransfer, _ error: HTTPTransportError,

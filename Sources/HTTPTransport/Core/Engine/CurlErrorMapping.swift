@@ -17,7 +17,7 @@ enum CurlErrorMapping {
                         connectionOptions: ConnectionOptions) -> HTTPTransportError {
         let state = transfer.state
         if let recorded = state.storedError { return recorded }
-        if code == CURLE_OUT_OF_MEMORY, state.stream?.isPaused == true {
+        if code == CURLE_OUT_OF_MEMORY, state.pacedSink?.isPaused == true {
             // libcurl holds what arrives while a transfer is paused, up to 64 MiB, then fails
             // "Out of memory": the body outgrew what may be held, not the process its memory.
             return HTTPTransportError(

@@ -314,6 +314,17 @@ extension DownloadFile: BodySink {
         beginBody(status: status, headers: state.headers)
     }
 
+    /// The file takes the body's place in the response once it is in place; a body it did not
+    /// write stays in memory (and the part file goes).
+    func complete(state: TransferState) -> BodyOutcome {
+        guard isWritingBody else {
+            abandon()
+            return .inMemory
+        }
+        if let error = commit() { return .failed(error) }
+        return .file(destination)
+    }
+
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
         guard isWritingBody else { return state.memory.receive(bytes, state: state) }
         if let error = write(bytes) {

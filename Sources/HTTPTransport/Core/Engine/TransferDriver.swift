@@ -11,9 +11,9 @@ protocol TransferDriver {
 
 extension CurlEngine {
     /// The driver of a blocking transfer: one that can be interrupted when another thread may
-    /// cancel it or it streams (paused and resumed by its consumer), else the plain one.
+    /// cancel it or its sink is paced (a stream, paused and resumed by its consumer), else the plain one.
     static func driver(for state: TransferState) -> any TransferDriver {
-        state.control.cancellation != nil || state.stream != nil ? CancellableTransfer() : EasyPerformDriver()
+        state.control.cancellation != nil || state.pacedSink != nil ? CancellableTransfer() : EasyPerformDriver()
     }
 }
 

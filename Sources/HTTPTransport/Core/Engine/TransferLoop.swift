@@ -189,10 +189,10 @@ final class TransferLoop: @unchecked Sendable {
         }
         transfer.started = .now
         running[curl] = transfer
-        if let stream = transfer.state.stream {
+        if let stream = transfer.state.pacedSink {
             streams[curl] = transfer
             // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
-            stream.body.consumer.setWaker { [self] in wake() }
+            stream.setWaker { [self] in wake() }
         }
         if let upload = transfer.state.upload {
             uploads[curl] = transfer
@@ -218,11 +218,11 @@ final class TransferLoop: @unchecked Sendable {
         running[curl] = nil
         uploads[curl] = nil
         var code = code
-        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.stream {
+        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.pacedSink {
             if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {
                 code = CURLE_ABORTED_BY_CALLBACK
             }
-            stream.body.consumer.setWaker(nil)
+            stream.setWaker(nil)
         }
         // A WebSocket's handshake: its handle stays on the multi handle, with the connection.
         if code == CURLE_OK, let link = transfer.request.webSocket {
@@ -282,7 +282,7 @@ final class TransferLoop: @unchecked Sendable {
     /// paused one resumed (`curl_easy_pause` belongs to this thread).
     private func driveStreams() {
         for transfer in Array(streams.values) {
-            guard let stream = transfer.state.stream, let engine = transfer.engine else { continue }
+            guard let stream = transfer.state.pacedSink, let engine = transfer.engine else { continue }
             if let code = CancellableTransfer.drive(stream, handle: transfer.handle, state: transfer.state,
                                                     request: transfer.request, engine: engine, started: transfer.started) {
                 remove(transfer, code: code)
@@ -299,7 +299,7 @@ final class TransferLoop: @unchecked Sendable {
         var wait = Self.idlePoll
         let now = ContinuousClock.now
         for transfer in streams.values {
-            if let stream = transfer.state.stream { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
+            if let stream = transfer.state.pacedSink { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
         }
         if let deadline = webSockets.nextDeadline { wait = min(wait, max(.zero, deadline - now)) }
         if let deadline = gate.earliestDeadline { wait = min(wait, max(.zero, deadline - now)) }

@@ -102,7 +102,7 @@ struct TransferOptions: Equatable {
         }
 
         private static func isPlain(_ request: RawRequest) -> Bool {
-            !request.sendsBody && request.download == nil && request.streaming == nil  // (no body sent: none at all)
+            !request.sendsBody && request.download == nil && request.bodyConsumer == nil  // (no body sent: none at all)
         }
     }
 

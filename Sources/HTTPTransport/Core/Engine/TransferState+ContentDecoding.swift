@@ -49,7 +49,7 @@ extension TransferState {
     /// The error of a coded body that ended before its coded data did (cut short), once the
     /// transfer itself succeeded; a kept body cut on purpose is not one.
     func unfinishedDecoding() -> HTTPTransportError? {
-        if let stream { return stream.unfinishedDecoding(self) }
+        if sink.decodesContent { return sink.unfinishedDecoding(state: self) }
         guard let bodyDecoder, !memory.cutShort else { return nil }
         return bodyDecoder.unfinishedError(url: requestURL)
     }

@@ -48,33 +48,26 @@ final class TransferState {
     /// The body in memory: the response's, unless it goes to a file or streams, and then the
     /// kept body of a response whose body does not (an error's, a redirect's).
     let memory: MemoryBody
-    /// Where the body goes (`BodySink`).
-    @exclusivity(unchecked) private(set) var sink: any BodySink
-    /// The file the body is written to, when it is.
-    @exclusivity(unchecked) var download: DownloadFile? {
-        didSet { sinkChanged(to: download ?? memory) }
+    /// Where the body goes (`BodySink`): `memory` unless the transfer set another (a download's
+    /// file, a stream's receiver). The C write callback appends the body itself only while this
+    /// is the memory sink and nothing failed.
+    @exclusivity(unchecked) var sink: any BodySink {
+        didSet {
+            pacedSink = sink.paced
+            memory.takesBody = sink === memory && storedError == nil
+        }
     }
+    /// The sink, when the transfer driver paces it (`PacedBodySink`: a stream).
+    @exclusivity(unchecked) private(set) var pacedSink: (any PacedBodySink)?
     /// The decoder of a coded body going to memory or a file (a stream decodes its own).
     @exclusivity(unchecked) var bodyDecoder: ContentDecoder?
-    /// The streamed body's receiver, when the body streams.
-    @exclusivity(unchecked) var stream: StreamReceiver? {
-        didSet { sinkChanged(to: stream ?? memory) }
-    }
-
-    /// The body goes to `sink`: the C write callback appends it itself only while that is the
-    /// memory sink and nothing failed.
-    private func sinkChanged(to sink: any BodySink) {
-        self.sink = sink
-        memory.takesBody = sink === memory && storedError == nil
-    }
     @exclusivity(unchecked) private var lastProgressReport: ContinuousClock.Instant?
 
-    // Upload source
-    @exclusivity(unchecked) var uploadData: Data?
-    @exclusivity(unchecked) var uploadOffset = 0
-    @exclusivity(unchecked) var uploadFile: Int32 = -1
-    /// A body produced while it is sent; never rewound.
-    @exclusivity(unchecked) var upload: StreamedUpload?
+    // Upload
+    /// Where the request body comes from (`BodySource`), when libcurl reads one.
+    @exclusivity(unchecked) var source: (any BodySource)?
+    /// The body produced while it is sent, when it is (never rewound).
+    var upload: StreamedUpload? { source?.streamed }
 
     // Resending (RequestResend.swift)
     /// Whether libcurl may send the request again on a fresh connection (idempotent methods).
@@ -83,8 +76,6 @@ final class TransferState {
     @exclusivity(unchecked) var requestsStarted = 0
 
     // C resources of the transfer, freed with it
-    /// The multipart body (`CURLOPT_MIMEPOST`).
-    @exclusivity(unchecked) var mime: OpaquePointer?
     /// The handshake's certificate-pin check (`CURLOPT_SSL_CTX_DATA`).
     @exclusivity(unchecked) var pinCheck: PinCheck?
 
@@ -129,25 +120,14 @@ final class TransferState {
     func end() {
         // (Each field is reset only when the transfer set it: most transfers set few.)
         if storedError != nil { storedError = nil }
-        if download != nil { download = nil }
-        if stream != nil { stream = nil }
+        if sink !== memory { sink = memory }
         if bodyDecoder != nil { bodyDecoder = nil }
-        if uploadData != nil { uploadData = nil }
-        uploadOffset = 0
-        if let upload {
-            upload.close()
-            self.upload = nil
-        }
-        if uploadFile >= 0 {
-            close(uploadFile)
-            uploadFile = -1
+        if let source {
+            source.close()
+            self.source = nil
         }
         mayResend = true
         requestsStarted = 0
-        if let mime {
-            curl_mime_free(mime)
-            self.mime = nil
-        }
         if pinCheck != nil { pinCheck = nil }
         if control.isSet {
             control = TransferControl()
@@ -159,9 +139,7 @@ final class TransferState {
     deinit {
         ccurl_header_lines_free(&head.pointee.lines)
         head.deallocate()
-        if uploadFile >= 0 { close(uploadFile) }
-        upload?.close()
-        if let mime { curl_mime_free(mime) }
+        source?.close()
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -245,42 +223,14 @@ final class TransferState {
 
     // MARK: Upload
 
+    /// The next bytes of the request body, from its source (`BodySource`).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if let upload { return upload.read(into: buffer, state: self) }
-        if let data = uploadData {
-            let count = min(buffer.count, data.count - uploadOffset)
-            guard count > 0 else { return 0 }
-            data.withUnsafeBytes { source in
-                if let base = source.baseAddress, let target = buffer.baseAddress {
-                    target.copyMemory(from: base + uploadOffset, byteCount: count)
-                }
-            }
-            uploadOffset += count
-            return count
-        }
-        if uploadFile >= 0 {
-            while true {
-                let count = read(uploadFile, buffer.baseAddress, buffer.count)
-                if count >= 0 { return count }
-                if errno == EINTR { continue }
-                storedError = HTTPTransportError(code: .fileIO, message: "Reading the upload failed: \(String(cString: strerror(errno)))",
-                                                 url: requestURL)
-                return ccurl_readfunc_abort()
-            }
-        }
-        return 0
+        source?.read(into: buffer, state: self) ?? 0
     }
 
     /// Rewinds the upload (libcurl retries a request on a fresh connection when a reused one died).
     func seekBody(to offset: Int64) -> Bool {
-        if upload != nil { return false }
-        if let data = uploadData {
-            guard offset >= 0, offset <= Int64(data.count) else { return false }
-            uploadOffset = Int(offset)
-            return true
-        }
-        if uploadFile >= 0 { return lseek(uploadFile, off_t(offset), SEEK_SET) == off_t(offset) }
-        return offset == 0
+        source?.seek(to: offset) ?? (offset == 0)
     }
 
     // MARK: Progress

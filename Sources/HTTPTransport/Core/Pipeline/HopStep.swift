@@ -13,7 +13,7 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
-            let streaming = sent.streaming
+            let streaming = sent.bodyConsumer
             // (The response goes straight in: held here too, its first change would copy it.)
             switch pipeline.conclude(hop: hop, streaming: streaming, response: next.proceed(Self.prepared(consume sent, hop: hop)),
                                      telemetry: next.telemetry) {
@@ -33,7 +33,7 @@ struct HopStep: SendStep {
             } catch {
                 return Self.unsent(hop, error)
             }
-            let streaming = sent.streaming
+            let streaming = sent.bodyConsumer
             // (The response goes straight in: held here too, its first change would copy it.)
             switch pipeline.conclude(hop: hop, streaming: streaming, response: await next.proceed(Self.prepared(consume sent, hop: hop)),
                                      telemetry: next.telemetry) {
@@ -52,7 +52,7 @@ struct HopStep: SendStep {
 
     /// A streamed request knows its redirects (for the metrics of the head handed over).
     private static func prepared(_ request: consuming RawRequest, hop: Hop) -> RawRequest {
-        if request.streaming != nil { request.streaming?.redirects = hop.redirects }
+        if let consumer = request.bodyConsumer { request.bodyConsumer = consumer.forHop(redirects: hop.redirects) }
         return request
     }
 }
@@ -67,13 +67,13 @@ extension SendPipeline {
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
     /// (`streaming`: the hop's streamed body, if its request had one.)
-    func conclude(hop: Hop, streaming: StreamingBody?, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
-        if streaming != nil { StreamingBody.finish(&response) }
+    func conclude(hop: Hop, streaming: (any ResponseBodyConsumer)?, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
+        streaming?.finish(&response)
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)
         if let next = followRedirect(&response, from: hop) { return .next(next) }
         // (An async stream's caller ran these on the head already.)
-        if streaming?.consumer.concludedHead != true {
+        if streaming?.concludedHead != true {
             validate(&response)
             intercept(&response)
         }

@@ -135,9 +135,9 @@ final class SendPipeline: Sendable {
         do {
             var resolved = try request.resolve(endpoints: session.parsedEndpoints)
             // Which bodies stream follows from validation and redirects (StreamingBody.streams).
-            if resolved.streaming != nil {
-                resolved.streaming?.validatesStatus = validatesStatus
-                resolved.streaming?.followsRedirects = session.configuration.maxRedirects > 0
+            if let consumer = resolved.bodyConsumer {
+                resolved.bodyConsumer = consumer.forPipeline(validatesStatus: validatesStatus,
+                                                             followsRedirects: session.configuration.maxRedirects > 0)
             }
             return resolved
         } catch {

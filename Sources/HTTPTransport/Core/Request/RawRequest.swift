@@ -67,11 +67,11 @@ public struct RawRequest: Sendable {
         get { storage.fields.download }
         _modify { yield &storage.fields.download }
     }
-    /// Where the response body streams to instead of memory (`HTTPRequest.streaming(_:)`,
-    /// `HTTPTransport.stream(_:)`).
-    var streaming: StreamingBody? {
-        get { storage.fields.streaming }
-        _modify { yield &storage.fields.streaming }
+    /// Where the response body goes instead of memory or a download file (a stream's consumer:
+    /// `HTTPRequest.streaming(_:)`, `HTTPTransport.stream(_:)`; see `ResponseBodyConsumer`).
+    var bodyConsumer: (any ResponseBodyConsumer)? {
+        get { storage.fields.bodyConsumer }
+        set { storage.fields.bodyConsumer = newValue }
     }
     /// The WebSocket this request's handshake opens (`HTTPTransport.webSocket(_:configuration:)`).
     var webSocket: WebSocketLink? {
@@ -101,7 +101,7 @@ public struct RawRequest: Sendable {
         var body: Body?
         var timeout: TimeInterval
         var download: Download?
-        var streaming: StreamingBody?
+        var bodyConsumer: (any ResponseBodyConsumer)?
         var webSocket: WebSocketLink?
         var redirectedFrom: URL?
         var requestID: String?

@@ -9,8 +9,9 @@ struct RequestNotes: Sendable, Hashable {
     var inheritedResponseInterceptors = 0
     /// Why the request cannot be sent, e.g. a cookie pair that would inject another cookie.
     var problem: String?
-    /// Where the response body streams to, when it does (`streaming(_:)`, `HTTPTransport.stream(_:)`).
-    var streaming: StreamingBody?
+    /// Where the response body goes instead of memory, when the request says (a stream's
+    /// consumer: `streaming(_:)`, `HTTPTransport.stream(_:)`).
+    var bodyConsumer: BodyConsumerNote?
     /// The WebSocket the request's handshake opens (`HTTPTransport.webSocket(_:configuration:)`).
     var webSocket: WebSocketLink?
     /// Header fields sent after the request's `headers`, in order (`HTTPRequest.headerFields`).

@@ -49,7 +49,7 @@ enum RequestResolver {
         var raw = RawRequest(method: request.httpMethod, url: url, headers: headers, body: body, timeout: request.timeout)
         if queried == nil { raw.urlText = parsed.text }
         if let download { raw.download = download }
-        if let streaming = request.notes.streaming { raw.streaming = streaming }
+        if let note = request.notes.bodyConsumer { raw.bodyConsumer = note.consumer }
         if let webSocket = request.notes.webSocket { raw.webSocket = webSocket }
         if sets.contains(where: { $0.encoding.kind == .custom }) { try applyCustomEncodings(of: sets, to: &raw) }
         return raw

@@ -68,7 +68,7 @@ struct RetryStep: SendStep {
             // A stream whose consumer got something already is not repeated, nor a streamed
             // body that was read (idempotency keys included): it cannot be produced again.
             guard let error = response.error, RetryStep.mayRetry(error),
-                  request.streaming?.consumer.isCommitted != true, !request.streamedBodyWasRead,
+                  request.bodyConsumer?.isCommitted != true, !request.streamedBodyWasRead,
                   // (A WebSocket's handshake is not repeated once answered.)
                   request.webSocket == nil || response.statusCode == nil else { return .finish(response) }
             let context = RetryContext(request: request, sentRequest: response.wasSent ? response.request : nil, error: error,

@@ -43,3 +43,20 @@ extension HTTPRequestEnvelope {
         changingNotes { $0.streaming = body }
     }
 }
+
+extension RequestNotes {
+    /// Where the response body streams to, when it does (`streaming(_:)`, `HTTPTransport.stream(_:)`).
+    var streaming: StreamingBody? {
+        get { (bodyConsumer?.consumer as? StreamingBodyHook)?.body }
+        set { bodyConsumer = newValue.map { BodyConsumerNote(consumer: StreamingBodyHook($0)) } }
+    }
+}
+
+extension RawRequest {
+    /// Where the response body streams to instead of memory (`HTTPRequest.streaming(_:)`,
+    /// `HTTPTransport.stream(_:)`): the request's body consumer when it is a stream's.
+    var streaming: StreamingBody? {
+        get { (bodyConsumer as? StreamingBodyHook)?.body }
+        set { bodyConsumer = newValue.map(StreamingBodyHook.init) }
+    }
+}

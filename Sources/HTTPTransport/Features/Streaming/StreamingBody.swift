@@ -41,7 +41,8 @@ enum StreamingAnswer {
 }
 
 /// A request's streamed body, carried like `download` from the request value through
-/// resolution and the pipeline to the engine (`RawRequest.streaming`). Equal by consumer.
+/// resolution and the pipeline to the engine, in the request's `ResponseBodyConsumer`
+/// (`StreamingBodyHook`, read and set as `RawRequest.streaming`). Equal by consumer.
 struct StreamingBody: Sendable, Hashable {
     let consumer: any StreamingConsumer
     /// Whether a non-2xx status fails the send (the transport's default validation): such a
@@ -69,6 +70,7 @@ struct StreamingBody: Sendable, Hashable {
 
     /// The stall time-out of a stream on a session with `configured` (its `stallTimeout`).
     static func stallTimeout(_ configured: TimeInterval?) -> TimeInterval { configured ?? defaultStallTimeout }
+
 
     static func == (lhs: StreamingBody, rhs: StreamingBody) -> Bool {
         lhs.consumer === rhs.consumer && lhs.validatesStatus == rhs.validatesStatus

@@ -24,8 +24,8 @@ final class TransferStateReuseTests: XCTestCase {
         }
         let descriptor = open("/dev/null", O_RDONLY)
         XCTAssertGreaterThanOrEqual(descriptor, 0)
-        state.uploadFile = descriptor
-        state.uploadData = Data(repeating: 1, count: 10)
+        let file = FileSource(descriptor: descriptor)
+        state.source = file
         XCTAssertEqual(Data(repeating: 0x61, count: 10).withUnsafeBytes { state.receiveBody($0) }, 10)
         state.storedError = HTTPTransportError(code: .cancelled, message: "x")
         state.requestsStarted = 2
@@ -33,8 +33,8 @@ final class TransferStateReuseTests: XCTestCase {
         state.end()
 
         XCTAssertEqual(fcntl(descriptor, F_GETFD), -1, "the upload file is closed")
-        XCTAssertEqual(state.uploadFile, -1)
-        XCTAssertNil(state.uploadData)
+        XCTAssertEqual(file.descriptor, -1)
+        XCTAssertNil(state.source)
         XCTAssertNil(state.storedError)
         XCTAssertEqual(state.requestsStarted, 0)
         XCTAssertNil(state.control.progress)

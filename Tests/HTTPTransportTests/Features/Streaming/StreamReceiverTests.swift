@@ -12,7 +12,7 @@ final class StreamReceiverTests: XCTestCase {
         let state = handle.transferState
         state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/endless", maxResponseSize: 1 << 20)
         let receiver = StreamReceiver(body: StreamingBody(consumer: channel), headTimeout: 30, stallTimeout: 60)
-        state.stream = receiver
+        state.sink = receiver
         XCTAssertNil(receiver.begin(status: 200, state: state))
         return (handle, state, receiver)
     }

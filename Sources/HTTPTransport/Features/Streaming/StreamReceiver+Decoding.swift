@@ -50,7 +50,7 @@ extension StreamReceiver {
 
     /// The error of a coded body that ended before its coded data did (a body cut at its kept
     /// limit on purpose aside), once the transfer itself succeeded.
-    func unfinishedDecoding(_ state: TransferState) -> HTTPTransportError? {
+    func unfinishedDecoding(state: TransferState) -> HTTPTransportError? {
         guard let decoder, !state.memory.cutShort else { return nil }
         return decoder.unfinishedError(url: state.requestURL)
     }

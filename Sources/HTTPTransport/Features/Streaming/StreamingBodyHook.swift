@@ -1,0 +1,37 @@
+import Foundation
+
+/// A streamed body as the request's `ResponseBodyConsumer`: how the core reaches a stream
+/// (its sink, its rules per pipeline and hop, a body an engine returned whole) without naming
+/// this feature's types. Immutable: a changed rule is a new hook.
+final class StreamingBodyHook: ResponseBodyConsumer {
+    let body: StreamingBody
+
+    init(_ body: StreamingBody) { self.body = body }
+
+    /// The receiver of one transfer: the request's time-out bounds the head, the session's
+    /// stall time-out the silence after it.
+    func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink {
+        StreamReceiver(body: body, headTimeout: request.timeout,
+                       stallTimeout: StreamingBody.stallTimeout(configuration.stallTimeout))
+    }
+
+    func forPipeline(validatesStatus: Bool, followsRedirects: Bool) -> any ResponseBodyConsumer {
+        var changed = body
+        changed.validatesStatus = validatesStatus
+        changed.followsRedirects = followsRedirects
+        return StreamingBodyHook(changed)
+    }
+
+    func forHop(redirects: Int) -> any ResponseBodyConsumer {
+        var changed = body
+        changed.redirects = redirects
+        return StreamingBodyHook(changed)
+    }
+
+    func finish(_ response: inout RawResponse) { StreamingBody.finish(&response) }
+    var isCommitted: Bool { body.consumer.isCommitted }
+    var concludedHead: Bool { body.consumer.concludedHead }
+
+    func isEqual(to other: any ResponseBodyConsumer) -> Bool { (other as? StreamingBodyHook)?.body == body }
+    func hash(into hasher: inout Hasher) { body.hash(into: &hasher) }
+}
