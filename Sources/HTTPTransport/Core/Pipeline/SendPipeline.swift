@@ -10,7 +10,8 @@ import Foundation
 /// request (the session, the interceptors, the rules and the list) is this object, made once
 /// per transport and shared by its sends (`HTTPTransport.pipeline`); a request with
 /// interceptors or a session of its own gets one of its own (`of(_:on:)`). What belongs to one
-/// send (its controls and telemetry) travels in its chain (`SendChain`). Below are the pieces
+/// send (its controls and telemetry) travels in its context (`HTTPSendContext`); `SendChain`
+/// runs the steps, blocking or async. Below are the pieces
 /// of the hop step that only the pipeline needs (resolve, intercept, follow the redirect,
 /// validate).
 final class SendPipeline: Sendable {
@@ -26,8 +27,8 @@ final class SendPipeline: Sendable {
     let validatesStatus: Bool
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
-    /// The steps a send walks (the session's list for a send, with or without retries).
-    let steps: [any SendStep]
+    /// The steps a send walks, top to bottom (`steps(of:retrier:)`).
+    let steps: [any HTTPSendStep]
     /// Whether a response interceptor wants the request head as sent (`RecordsSentRequestHead`):
     /// the engine step then asks the engine for it.
     let keepsSentHead: Bool
@@ -49,15 +50,15 @@ final class SendPipeline: Sendable {
         keepsSentHead = responseInterceptors.contains { $0 is any RecordsSentRequestHead }
         self.validatesStatus = validatesStatus
         self.retrier = retrier
-        steps = session.sendSteps(retries: retrier != nil)
+        steps = Self.steps(of: session, retrier: retrier)
         runsWithoutBlocking = requestInterceptors.isEmpty && retrier == nil
             && responseInterceptors.allSatisfy { $0 is any RunsWithoutBlocking }
-            && steps.allSatisfy { $0 is HopStep || $0 is EngineStep }
+            && steps.allSatisfy { $0 is HopStep }
     }
 
     /// The pipeline of an exchange the session makes by itself (a cache's background
-    /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the hops.
-    init(session: Session, steps: [any SendStep]) {
+    /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the cache.
+    init(session: Session, steps: [any HTTPSendStep]) {
         self.session = session
         self.steps = steps
         requestInterceptors = []
@@ -82,25 +83,6 @@ final class SendPipeline: Sendable {
                             validatesStatus: transport.useDefaultValidation, retrier: transport.retrier)
     }
 
-    /// The steps of a send, top to bottom. Steps a session does not need (no telemetry, no
-    /// cache, no host limits or circuit breaker, no retrier) are left out.
-    static func steps(telemetry: Bool, cache: Bool, originGuard: Bool, retries: Bool) -> [any SendStep] {
-        var steps: [any SendStep] = telemetry ? [SendTelemetryStep()] : []
-        if retries { steps.append(RetryStep()) }
-        steps.append(HopStep())
-        steps += networkSteps(cache: cache, originGuard: originGuard)
-        return steps
-    }
-
-    /// The steps below the hops: what may answer a hop's request, or send it.
-    static func networkSteps(cache: Bool, originGuard: Bool) -> [any SendStep] {
-        var steps: [any SendStep] = []
-        if cache { steps.append(CacheStep()) }
-        if originGuard { steps.append(OriginLimitsStep()) }
-        steps.append(EngineStep())
-        return steps
-    }
-
     /// Sends `request` on the calling thread: resolves it, then walks the steps.
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
@@ -109,7 +91,8 @@ final class SendPipeline: Sendable {
         } catch {
             return .failure(error: error)
         }
-        var response = SendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session)).proceed(resolved)
+        let context = HTTPSendContext(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
+        var response = SendChain(context: context).send(resolved)
         return result(of: &response)
     }
 
@@ -123,8 +106,8 @@ final class SendPipeline: Sendable {
         } catch {
             return .failure(error: error)
         }
-        let chain = AsyncSendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
-        var response = await chain.proceed(resolved)
+        let context = HTTPSendContext(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
+        var response = await SendChain(context: context).send(resolved)
         return result(of: &response)
     }
 

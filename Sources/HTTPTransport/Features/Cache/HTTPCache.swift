@@ -103,30 +103,8 @@ public final class HTTPCache: Sendable {
         storage.removeAll()
     }
 
-    /// One hop through the cache: answers `request` from what is stored, revalidates it through
-    /// `network`, or sends it through `network` and stores the answer. This is the synchronous
-    /// pipeline's entry point; it sits after the request interceptors and before the engine.
-    /// The response's `metrics.cacheStatus` says which happened.
-    func exchange(_ request: RawRequest, for session: Session,
-                  network: (RawRequest) -> RawResponse) -> RawResponse {
-        run(plan(request, for: session), network: network)
-    }
-
-    /// The asynchronous pipeline's hop through the cache: the same plan and completion as the
-    /// synchronous `exchange`, with the network step awaited instead of blocking a thread.
-    func exchange(_ request: RawRequest, for session: Session,
-                  network: (RawRequest) async -> RawResponse) async -> RawResponse {
-        var plan = self.plan(request, for: session)
-        // Ends after at most two network calls (see `CacheCompletion.finish`).
-        while true {
-            switch plan {
-            case .answered(let response): return response
-            case .network(let request, let completion): plan = completion.finish(await network(request))
-            }
-        }
-    }
-
-    /// Drives `plan` to its answer with a blocking network step.
+    /// Drives `plan` to its answer with a blocking network step (a background revalidation;
+    /// a send's plan is carried out by `CacheStep`).
     private func run(_ plan: CacheExchangePlan, network: (RawRequest) -> RawResponse) -> RawResponse {
         var plan = plan
         // Ends after at most two network calls (see `CacheCompletion.finish`).
