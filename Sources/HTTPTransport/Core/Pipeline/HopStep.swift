@@ -2,7 +2,7 @@
 /// rules (credentials stay with their origin, one deadline for the whole exchange), handed on;
 /// a redirect to follow becomes the next hop; the final response is validated and goes through
 /// the response interceptors. Per hop, the telemetry records a span.
-struct HopStep: HTTPSendStep {
+struct HopStep: SendStep {
     /// The hop under way, and its streamed body, if its request had one.
     struct Exchange {
         var hop: Hop

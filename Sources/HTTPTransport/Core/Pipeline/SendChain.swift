@@ -23,7 +23,16 @@ struct SendChain {
     }
 }
 
-extension HTTPSendStep {
+/// A step as the interpreters hold it: `HTTPSendStep` with its two runs, so that each step's
+/// runs are compiled for its own type (a run through the bare protocol would move every
+/// step's state through generic code). The library's steps are `SendStep`s; a user's step is
+/// wrapped (`UserStep`).
+protocol SendStep: HTTPSendStep {
+    func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) -> RawResponse) -> RawResponse
+    func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) async -> RawResponse) async -> RawResponse
+}
+
+extension SendStep {
     /// This step's part of a blocking send: `below` sends to the steps under it.
     func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) -> RawResponse) -> RawResponse {
         var (exchange, action) = start(request, context: context)

@@ -28,7 +28,7 @@ final class SendPipeline: Sendable {
     /// Decides whether a failed attempt is sent again.
     let retrier: (any HTTPRetrier)?
     /// The steps a send walks, top to bottom (`steps(of:retrier:)`).
-    let steps: [any HTTPSendStep]
+    let steps: [any SendStep]
     /// Whether a response interceptor wants the request head as sent (`RecordsSentRequestHead`):
     /// the engine step then asks the engine for it.
     let keepsSentHead: Bool
@@ -58,7 +58,7 @@ final class SendPipeline: Sendable {
 
     /// The pipeline of an exchange the session makes by itself (a cache's background
     /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the cache.
-    init(session: Session, steps: [any HTTPSendStep]) {
+    init(session: Session, steps: [any SendStep]) {
         self.session = session
         self.steps = steps
         requestInterceptors = []

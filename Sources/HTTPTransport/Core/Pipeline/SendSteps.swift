@@ -4,8 +4,8 @@ extension SendPipeline {
     /// The steps of a send through `session`, with `retrier` (nil: no retries). `network`: only
     /// those below the cache, for an exchange the session makes by itself (a cache's
     /// background revalidation).
-    static func steps(of session: Session, retrier: (any HTTPRetrier)?, network: Bool = false) -> [any HTTPSendStep] {
-        var steps: [any HTTPSendStep] = []
+    static func steps(of session: Session, retrier: (any HTTPRetrier)?, network: Bool = false) -> [any SendStep] {
+        var steps: [any SendStep] = []
         if !network {
             if session.telemetry.isEnabled { steps.append(SendTelemetryStep()) }
             if let retrier { steps.append(RetryStep(retrier: retrier, shared: session.sharedState)) }
@@ -19,11 +19,11 @@ extension SendPipeline {
 }
 
 /// `step` held to `HTTPSendAction.maxActions` per send (`UserStep`).
-private func bounded<Step: HTTPSendStep>(_ step: Step) -> any HTTPSendStep { UserStep(step: step) }
+private func bounded<Step: HTTPSendStep>(_ step: Step) -> any SendStep { UserStep(step: step) }
 
 /// A user's step (`Session.Configuration.networkSteps`), held to `HTTPSendAction.maxActions`
 /// per send: one that never answers ends its send with `.interceptorFailed`.
-struct UserStep<Step: HTTPSendStep>: HTTPSendStep {
+struct UserStep<Step: HTTPSendStep>: SendStep {
     let step: Step
 
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: (Step.Exchange, actions: Int), action: HTTPSendAction) {

@@ -2,7 +2,7 @@
 /// runs), revalidated, or sent, and what comes back is kept when it may be (`HTTPCache.plan`,
 /// `CacheCompletion`). A streamed body is neither served from nor stored in it, nor a
 /// WebSocket's handshake.
-struct CacheStep: HTTPSendStep {
+struct CacheStep: SendStep {
     let cache: HTTPCache
 
     /// What the cache does with the answer to the request it sent (nil: passed through).

@@ -1,6 +1,6 @@
 /// The per-origin step, below the cache (a cache hit takes no turn and counts for no circuit):
 /// the circuit breaker, then the origin's rate and `Retry-After` pause (`OriginGuard`).
-struct OriginLimitsStep: HTTPSendStep {
+struct OriginLimitsStep: SendStep {
     let originGuard: OriginGuard
 
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: OriginGuard.Progress, action: HTTPSendAction) {

@@ -4,7 +4,7 @@ import Foundation
 /// chain again (every hop, every interceptor), with its own time-out; the retrier's own limits
 /// bound the attempts and their delays. A wait between attempts ends at once when the send is
 /// cancelled; an async send's wait holds no thread.
-struct RetryStep: HTTPSendStep {
+struct RetryStep: SendStep {
     let retrier: any HTTPRetrier
     /// The session's shared store, where the retry budget counts (nil: the retrier's own).
     let shared: SharedStateLink?

@@ -1,6 +1,6 @@
 /// The first step, in a session that records telemetry: the send's metrics (duration, outcome,
 /// bytes) once it ended; the spans are the hops' (`HopStep`).
-struct SendTelemetryStep: HTTPSendStep {
+struct SendTelemetryStep: SendStep {
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Void, action: HTTPSendAction) {
         ((), .forward(request))
     }
