@@ -75,7 +75,7 @@ final class CacheAsyncExchangeTests: XCTestCase {
     /// A send's context on the stub session, with no controls.
     private func context() -> HTTPSendContext {
         HTTPSendContext(pipeline: SendPipeline(session: session, steps: []), control: TransferControl(),
-                        telemetry: SendTelemetry(session: session))
+                        telemetry: session.sendEvents())
     }
 
     private func cache() -> HTTPCache {

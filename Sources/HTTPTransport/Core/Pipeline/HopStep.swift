@@ -62,7 +62,7 @@ extension SendPipeline {
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
     /// (`streaming`: the hop's streamed body, if its request had one.)
-    func conclude(hop: Hop, streaming: StreamingBody?, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
+    func conclude(hop: Hop, streaming: StreamingBody?, response: consuming RawResponse, telemetry: SendEvents) -> HopOutcome {
         if streaming != nil { StreamingBody.finish(&response) }
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)

@@ -25,33 +25,29 @@ final class SendPipeline: Sendable {
     private let interceptsSuccesses: [Bool]
     /// Whether a status other than 2xx is a failure (`HTTPTransport.useDefaultValidation`).
     let validatesStatus: Bool
-    /// Decides whether a failed attempt is sent again.
-    let retrier: (any HTTPRetrier)?
-    /// The steps a send walks, top to bottom (`steps(of:retrier:)`).
+    /// The steps a send walks, top to bottom (`steps(of:retrier:)`, built by the transport).
     let steps: [any SendStep]
     /// Whether a response interceptor wants the request head as sent (`RecordsSentRequestHead`):
     /// the engine step then asks the engine for it.
     let keepsSentHead: Bool
     /// Whether no step of a send can block its thread: no request interceptor, only response
-    /// interceptors of this library that only compute (`RunsWithoutBlocking`), no retrier, and
-    /// only the hop and engine steps (no telemetry, cache or per-origin limits, whose user
-    /// parts may wait). An async send of such a pipeline runs its steps on the caller's
+    /// interceptors of this library that only compute (`RunsWithoutBlocking`), and only the hop
+    /// step (no telemetry, retry, cache, per-origin limits or user steps, whose parts may wait). An async send of such a pipeline runs its steps on the caller's
     /// executor instead of the session's (the transfer itself is the loop's either way): the
     /// hop there and back cost a third of an async GET's CPU in throughput.sh.
     let runsWithoutBlocking: Bool
 
     /// A transport's pipeline.
     init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
-         responseInterceptors: [any HTTPResponseInterceptor], validatesStatus: Bool, retrier: (any HTTPRetrier)?) {
+         responseInterceptors: [any HTTPResponseInterceptor], validatesStatus: Bool, steps: [any SendStep]) {
         self.session = session
         self.requestInterceptors = requestInterceptors
         self.responseInterceptors = responseInterceptors
         interceptsSuccesses = responseInterceptors.map(\.interceptsSuccesses)
         keepsSentHead = responseInterceptors.contains { $0 is any RecordsSentRequestHead }
         self.validatesStatus = validatesStatus
-        self.retrier = retrier
-        steps = Self.steps(of: session, retrier: retrier)
-        runsWithoutBlocking = requestInterceptors.isEmpty && retrier == nil
+        self.steps = steps
+        runsWithoutBlocking = requestInterceptors.isEmpty
             && responseInterceptors.allSatisfy { $0 is any RunsWithoutBlocking }
             && steps.allSatisfy { $0 is HopStep }
     }
@@ -66,7 +62,6 @@ final class SendPipeline: Sendable {
         interceptsSuccesses = []
         keepsSentHead = false
         validatesStatus = false
-        retrier = nil
         runsWithoutBlocking = false
     }
 
@@ -80,7 +75,8 @@ final class SendPipeline: Sendable {
         return SendPipeline(session: request.session ?? transport.session,
                             requestInterceptors: request.requestInterceptors + transport.requestInterceptors,
                             responseInterceptors: request.responseInterceptors + transport.responseInterceptors,
-                            validatesStatus: transport.useDefaultValidation, retrier: transport.retrier)
+                            validatesStatus: transport.useDefaultValidation,
+                            steps: steps(of: request.session ?? transport.session, retrier: transport.retrier))
     }
 
     /// Sends `request` on the calling thread: resolves it, then walks the steps.
@@ -91,7 +87,7 @@ final class SendPipeline: Sendable {
         } catch {
             return .failure(error: error)
         }
-        let context = HTTPSendContext(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
+        let context = HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
         var response = SendChain(context: context).send(resolved)
         return result(of: &response)
     }
@@ -106,7 +102,7 @@ final class SendPipeline: Sendable {
         } catch {
             return .failure(error: error)
         }
-        let context = HTTPSendContext(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
+        let context = HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
         var response = await SendChain(context: context).send(resolved)
         return result(of: &response)
     }
@@ -132,7 +128,7 @@ final class SendPipeline: Sendable {
 
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
-    func intercept(_ hop: inout Hop, telemetry: SendTelemetry) throws(HTTPTransportError) -> RawRequest {
+    func intercept(_ hop: inout Hop, telemetry: SendEvents) throws(HTTPTransportError) -> RawRequest {
         if hop.redirects == 0 { hop.started = Hop.clock }
         var request = hop.request
         telemetry.hopStarted(&request)

@@ -110,7 +110,7 @@ public struct HTTPSendContext {
     /// This send's progress handler and cancellation.
     let control: TransferControl
     /// Spans and metrics of this send (nothing when the session records none).
-    let telemetry: SendTelemetry
+    let telemetry: SendEvents
 
     /// Whether the send was cancelled (by its task or its `CancellationHandle`).
     public var isCancelled: Bool { control.cancellation?.isCancelled ?? false }

@@ -195,7 +195,7 @@ public final class HTTPCache: Sendable {
         guard backgroundRevalidations.begin(entry) else { return }
         session.runOnTransferThread(for: exchange.request.url.absoluteString) { [self] in
             defer { backgroundRevalidations.end(entry) }
-            let telemetry = SendTelemetry(session: session)
+            let telemetry = session.sendEvents()
             let plan = conditional.map { revalidation(of: stored, with: $0, exchange) } ?? fetch(exchange, replacing: stored)
             _ = run(plan) { session.network($0, control: TransferControl(), telemetry: telemetry) }
         }
@@ -306,18 +306,4 @@ public final class HTTPCache: Sendable {
         storage.store(fresh)
         if let stored, stored.variantName != fresh.variantName { storage.remove(stored) }
     }
-}
-
-/// Where a response came from, as far as the session's `HTTPCache` is concerned
-/// (`TransferMetrics.cacheStatus`).
-public enum HTTPCacheStatus: Sendable, Hashable {
-    /// The session has no cache, or its cache refused its directory (see `HTTPCache.init`).
-    case disabled
-    /// The cache had nothing usable: the request went to the network (its answer stored or not).
-    case miss
-    /// Served from the cache without the network.
-    case hit
-    /// A stored response was revalidated: the server answered `304` and the stored body was
-    /// served (with the stored status, e.g. 200) and updated headers.
-    case revalidated
 }

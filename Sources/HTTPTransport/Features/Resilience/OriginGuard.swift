@@ -49,14 +49,14 @@ final class OriginGuard: Sendable {
     }
 
     /// A send arrives: refused (an open circuit), its turn to wait for, or sent at once.
-    func start(_ request: RawRequest, telemetry: SendTelemetry) -> (exchange: Progress, action: HTTPSendAction) {
+    func start(_ request: RawRequest, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
         let pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
         guard pass.needsTurn(limits) else { return enter(pass, telemetry: telemetry) }
         return take(beginTurn(pass), telemetry: telemetry)
     }
 
     /// The wait for the turn ended (`completed` false: the send was cancelled).
-    func resume(_ progress: inout Progress, afterWaiting completed: Bool, telemetry: SendTelemetry) -> HTTPSendAction {
+    func resume(_ progress: inout Progress, afterWaiting completed: Bool, telemetry: SendEvents) -> HTTPSendAction {
         guard case .waiting(var turn, let reason) = progress else { return .fail(Self.outOfOrder) }
         turn.waited(completed, reason: reason, self, telemetry)
         let next = take(turn, telemetry: telemetry)
@@ -72,7 +72,7 @@ final class OriginGuard: Sendable {
     }
 
     /// The turn's next wait, or the send once it may go.
-    private func take(_ turn: Turn, telemetry: SendTelemetry) -> (exchange: Progress, action: HTTPSendAction) {
+    private func take(_ turn: Turn, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
         var turn = turn
         if case .wait(let seconds, let reason) = turn.step(self) {
             return (.waiting(turn, reason), .wait(seconds: seconds, on: clock))
@@ -80,7 +80,7 @@ final class OriginGuard: Sendable {
         return enter(turn.pass, telemetry: telemetry)
     }
 
-    private func enter(_ pass: Pass, telemetry: SendTelemetry) -> (exchange: Progress, action: HTTPSendAction) {
+    private func enter(_ pass: Pass, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
         var pass = pass
         if let refusal = enter(&pass, telemetry: telemetry) { return (.done, .answer(refusal)) }
         return (.sent(pass), .forward(pass.request))
@@ -114,7 +114,7 @@ final class OriginGuard: Sendable {
 
     /// After the turn: the response that ends the send here (a failed turn, an open circuit),
     /// or nil to send.
-    private func enter(_ pass: inout Pass, telemetry: SendTelemetry) -> RawResponse? {
+    private func enter(_ pass: inout Pass, telemetry: SendEvents) -> RawResponse? {
         if let failure = pass.failure {
             if pass.admission == .probe { record(.neutral, pass) }
             return RawResponse(request: pass.request, error: failure)
@@ -215,7 +215,7 @@ final class OriginGuard: Sendable {
         }
 
         /// A wait ended: `completed` false when the send was cancelled meanwhile.
-        mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendTelemetry) {
+        mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendEvents) {
             let now = guardian.clock.now()
             if !completed || waitEndsAtDeadline {
                 if hasToken { guardian.giveBack(pass) }
@@ -312,4 +312,9 @@ final class OriginGuard: Sendable {
         HTTPTransportError(code: .cancelled, message: "The send was cancelled while waiting for its turn to send to \(origin); nothing was sent.",
                            url: request.url.absoluteString)
     }
+}
+
+extension Session {
+    /// The per-origin rules (host limits, circuit breaker); nil when neither is configured.
+    var originGuard: OriginGuard? { features.originGuard }
 }
