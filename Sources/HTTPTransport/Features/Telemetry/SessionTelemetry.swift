@@ -117,12 +117,6 @@ final class HTTPClientMetrics: Sendable {
     }
 }
 
-/// An engine that keeps a pool of connection handles answers how many are idle (for the
-/// session's metrics). Another engine (a stub, a replay) has no pool.
-protocol PoolStatistics: Sendable {
-    var idleHandleCount: Int { get }
-}
-
 extension Session {
     /// The tracer and metrics this session's sends report to, settled once.
     var telemetry: SessionTelemetry { features.telemetry }
