@@ -82,13 +82,8 @@ final class SendPipeline: Sendable {
     /// Sends `request` on the calling thread: resolves it, then walks the steps.
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
-        do {
-            resolved = try resolve(request)
-        } catch {
-            return .failure(error: error)
-        }
-        let context = HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
-        var response = SendChain(context: context).send(resolved)
+        do { resolved = try resolve(request) } catch { return .failure(error: error) }
+        var response = SendChain(context: context(control)).send(resolved)
         return result(of: &response)
     }
 
@@ -97,14 +92,14 @@ final class SendPipeline: Sendable {
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
     func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
         let resolved: RawRequest
-        do {
-            resolved = try resolve(request)
-        } catch {
-            return .failure(error: error)
-        }
-        let context = HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
-        var response = await SendChain(context: context).send(resolved)
+        do { resolved = try resolve(request) } catch { return .failure(error: error) }
+        var response = await SendChain(context: context(control)).send(resolved)
         return result(of: &response)
+    }
+
+    /// What belongs to a send that starts now: its controls and its events.
+    private func context(_ control: TransferControl) -> HTTPSendContext {
+        HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
     }
 
     // MARK: Steps
