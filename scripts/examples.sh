@@ -138,6 +138,7 @@ check "exits 0" [ "$status" -eq 0 ]
 check "all its checks passed" has '^Middleware: all [0-9]+ checks passed$'
 check "error bodies became BankError values" has 'insufficientFunds: Balance'
 check "the stub answered without a server" has 'stubbed overdraft: insufficientFunds: stubbed'
+check "a network step saw the wire and answered one request itself" has_all '^   GET /accounts/acc-2 → 401$' '^   GET /status → answered by the step$'
 check "no unexpected result" lacks 'UNEXPECTED'
 show_on_failure
 

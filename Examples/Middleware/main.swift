@@ -10,6 +10,7 @@
 // 6. the order interceptors run in
 // 7. fault injection with a response interceptor
 // 8. StubEngine: the same client code against canned responses, no server at all
+// 9. a network step (HTTPSendStep): sees each request on the wire, answers one itself
 //
 // Sections 1–7 talk to a fake bank API this program starts on 127.0.0.1.
 import ExampleServer
@@ -208,6 +209,25 @@ checks.expect(sent.all.contains(#"POST /v1/transfers Bearer test-token {"amount"
 let health = HTTPRequest(endpoint: "http://status.invalid/health",
                          session: Session(engine: StubEngine { RawResponse(request: $0, statusCode: .ok, data: Data("up".utf8)) }))
 checks.expect(transport.send(request: health).value?.getString() == "up", "a request's own session replaces the transport's")
+
+// MARK: - 9. A network step
+
+print("9. A network step: every exchange on the wire, and one answered by the step")
+let wireLog = WireLog()
+var stepped = Session.Configuration()
+stepped.networkSteps = [WireLogStep(log: wireLog)]
+tokens.replace(with: "t-expired-once-more")
+let steppedClient = BankClient(
+    transport: HTTPTransport(session: Session(configuration: stepped), requestInterceptors: [BearerTokenInterceptor(tokens: tokens)],
+                             responseInterceptors: [BankErrorInterceptor()], retrier: refresher),
+    base: HTTPRequest(endpoint: bank.baseURL, timeout: 10))
+let steppedAccount = try? steppedClient.account("acc-2")
+let status = HTTPTransport(session: Session(configuration: stepped)).send(request: HTTPRequest(endpoint: bank.baseURL + "/status"))
+for line in wireLog.all { print("   \(line)") }
+checks.expect(steppedAccount != nil, "the send through the step succeeded")
+checks.expect(wireLog.all.prefix(2) == ["GET /accounts/acc-2 → 401", "GET /accounts/acc-2 → 200"],
+              "the step saw the 401 and the request retried after the token refresh")
+checks.expect(status.value?.getString() == "up", "the step answered /status without the network")
 
 bank.stop()
 checks.finish()

@@ -1,17 +1,17 @@
-/// The last step: the session's engine performs the exchange. A blocking send runs it on the
-/// calling thread; an async one awaits it on the session's transfer loop (libcurl's engine) or,
-/// for another engine (a stub, a replay, your own), which may block, on one of the session's
-/// transfer threads.
-struct EngineStep: SendStep {
-    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
-        return next.pipeline.session.engine.execute(request, control: next.control)
+/// Below the last step: the session's engine performs the exchange. The blocking interpreter
+/// runs it on the calling thread; the async one awaits it on the session's transfer loop
+/// (libcurl's engine) or, for another engine (a stub, a replay, your own), which may block, on
+/// one of the session's transfer threads.
+enum EngineStep {
+    static func exchange(_ request: RawRequest, context: HTTPSendContext) -> RawResponse {
+        let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
+        return context.pipeline.session.engine.execute(request, control: context.control)
     }
 
-    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
-        let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
-        let session = next.pipeline.session
-        let control = next.control
+    static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
+        let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
+        let session = context.pipeline.session
+        let control = context.control
         if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
         let engine = session.engine
         return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }

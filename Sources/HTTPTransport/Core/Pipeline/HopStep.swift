@@ -3,44 +3,39 @@
 /// a redirect to follow becomes the next hop; the final response is validated and goes through
 /// the response interceptors. Per hop, the telemetry records a span.
 struct HopStep: SendStep {
-    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        let pipeline = next.pipeline
-        var hop = Hop(first: request)
-        while true {
-            let sent: RawRequest
-            do {
-                sent = try pipeline.intercept(&hop, telemetry: next.telemetry)
-            } catch {
-                return Self.unsent(hop, error)
-            }
-            let streaming = sent.bodyConsumer
-            // (The response goes straight in: held here too, its first change would copy it.)
-            switch pipeline.conclude(hop: hop, streaming: streaming, response: next.proceed(Self.prepared(consume sent, hop: hop)),
-                                     telemetry: next.telemetry) {
-            case .next(let following): hop = following
-            case .done(let response): return response
-            }
+    /// The hop under way, and its streamed body, if its request had one.
+    struct Exchange {
+        var hop: Hop
+        var streaming: (any ResponseBodyConsumer)?
+    }
+
+    func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Exchange, action: HTTPSendAction) {
+        var exchange = Exchange(hop: Hop(first: request))
+        let action = send(&exchange, context: context)
+        return (exchange, action)
+    }
+
+    func resume(_ exchange: inout Exchange, with response: RawResponse, context: HTTPSendContext) -> HTTPSendAction {
+        switch context.pipeline.conclude(hop: exchange.hop, streaming: exchange.streaming, response: response,
+                                         telemetry: context.telemetry) {
+        case .next(let following):
+            exchange.hop = following
+            return send(&exchange, context: context)
+        case .done(let response):
+            return .answer(response)
         }
     }
 
-    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
-        let pipeline = next.pipeline
-        var hop = Hop(first: request)
-        while true {
-            let sent: RawRequest
-            do {
-                sent = try pipeline.intercept(&hop, telemetry: next.telemetry)
-            } catch {
-                return Self.unsent(hop, error)
-            }
-            let streaming = sent.bodyConsumer
-            // (The response goes straight in: held here too, its first change would copy it.)
-            switch pipeline.conclude(hop: hop, streaming: streaming, response: await next.proceed(Self.prepared(consume sent, hop: hop)),
-                                     telemetry: next.telemetry) {
-            case .next(let following): hop = following
-            case .done(let response): return response
-            }
+    /// The hop's request through the request interceptors and the hop rules, to send.
+    private func send(_ exchange: inout Exchange, context: HTTPSendContext) -> HTTPSendAction {
+        let sent: RawRequest
+        do {
+            sent = try context.pipeline.intercept(&exchange.hop, telemetry: context.telemetry)
+        } catch {
+            return .answer(Self.unsent(exchange.hop, error))
         }
+        exchange.streaming = sent.bodyConsumer
+        return .forward(Self.prepared(consume sent, hop: exchange.hop))
     }
 
     /// A hop a request interceptor failed: nothing was sent.
@@ -67,7 +62,7 @@ extension SendPipeline {
     /// After a hop's exchange: its figures and span; then follow the redirect, or validate and
     /// intercept the response.
     /// (`streaming`: the hop's streamed body, if its request had one.)
-    func conclude(hop: Hop, streaming: (any ResponseBodyConsumer)?, response: consuming RawResponse, telemetry: SendTelemetry) -> HopOutcome {
+    func conclude(hop: Hop, streaming: (any ResponseBodyConsumer)?, response: consuming RawResponse, telemetry: SendEvents) -> HopOutcome {
         streaming?.finish(&response)
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)

@@ -10,7 +10,8 @@ import Foundation
 /// request (the session, the interceptors, the rules and the list) is this object, made once
 /// per transport and shared by its sends (`HTTPTransport.pipeline`); a request with
 /// interceptors or a session of its own gets one of its own (`of(_:on:)`). What belongs to one
-/// send (its controls and telemetry) travels in its chain (`SendChain`). Below are the pieces
+/// send (its controls and telemetry) travels in its context (`HTTPSendContext`); `SendChain`
+/// runs the steps, blocking or async. Below are the pieces
 /// of the hop step that only the pipeline needs (resolve, intercept, follow the redirect,
 /// validate).
 final class SendPipeline: Sendable {
@@ -24,39 +25,35 @@ final class SendPipeline: Sendable {
     private let interceptsSuccesses: [Bool]
     /// Whether a status other than 2xx is a failure (`HTTPTransport.useDefaultValidation`).
     let validatesStatus: Bool
-    /// Decides whether a failed attempt is sent again.
-    let retrier: (any HTTPRetrier)?
-    /// The steps a send walks (the session's list for a send, with or without retries).
+    /// The steps a send walks, top to bottom (`steps(of:retrier:)`, built by the transport).
     let steps: [any SendStep]
     /// Whether a response interceptor wants the request head as sent (`RecordsSentRequestHead`):
     /// the engine step then asks the engine for it.
     let keepsSentHead: Bool
     /// Whether no step of a send can block its thread: no request interceptor, only response
-    /// interceptors of this library that only compute (`RunsWithoutBlocking`), no retrier, and
-    /// only the hop and engine steps (no telemetry, cache or per-origin limits, whose user
-    /// parts may wait). An async send of such a pipeline runs its steps on the caller's
+    /// interceptors of this library that only compute (`RunsWithoutBlocking`), and only the hop
+    /// step (no telemetry, retry, cache, per-origin limits or user steps, whose parts may wait). An async send of such a pipeline runs its steps on the caller's
     /// executor instead of the session's (the transfer itself is the loop's either way): the
     /// hop there and back cost a third of an async GET's CPU in throughput.sh.
     let runsWithoutBlocking: Bool
 
     /// A transport's pipeline.
     init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
-         responseInterceptors: [any HTTPResponseInterceptor], validatesStatus: Bool, retrier: (any HTTPRetrier)?) {
+         responseInterceptors: [any HTTPResponseInterceptor], validatesStatus: Bool, steps: [any SendStep]) {
         self.session = session
         self.requestInterceptors = requestInterceptors
         self.responseInterceptors = responseInterceptors
         interceptsSuccesses = responseInterceptors.map(\.interceptsSuccesses)
         keepsSentHead = responseInterceptors.contains { $0 is any RecordsSentRequestHead }
         self.validatesStatus = validatesStatus
-        self.retrier = retrier
-        steps = session.sendSteps(retries: retrier != nil)
-        runsWithoutBlocking = requestInterceptors.isEmpty && retrier == nil
+        self.steps = steps
+        runsWithoutBlocking = requestInterceptors.isEmpty
             && responseInterceptors.allSatisfy { $0 is any RunsWithoutBlocking }
-            && steps.allSatisfy { $0 is HopStep || $0 is EngineStep }
+            && steps.allSatisfy { $0 is HopStep }
     }
 
     /// The pipeline of an exchange the session makes by itself (a cache's background
-    /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the hops.
+    /// revalidation): no interceptors, no retrier; `steps`, the session's steps below the cache.
     init(session: Session, steps: [any SendStep]) {
         self.session = session
         self.steps = steps
@@ -65,7 +62,6 @@ final class SendPipeline: Sendable {
         interceptsSuccesses = []
         keepsSentHead = false
         validatesStatus = false
-        retrier = nil
         runsWithoutBlocking = false
     }
 
@@ -79,37 +75,15 @@ final class SendPipeline: Sendable {
         return SendPipeline(session: request.session ?? transport.session,
                             requestInterceptors: request.requestInterceptors + transport.requestInterceptors,
                             responseInterceptors: request.responseInterceptors + transport.responseInterceptors,
-                            validatesStatus: transport.useDefaultValidation, retrier: transport.retrier)
-    }
-
-    /// The steps of a send, top to bottom. Steps a session does not need (no telemetry, no
-    /// cache, no host limits or circuit breaker, no retrier) are left out.
-    static func steps(telemetry: Bool, cache: Bool, originGuard: Bool, retries: Bool) -> [any SendStep] {
-        var steps: [any SendStep] = telemetry ? [SendTelemetryStep()] : []
-        if retries { steps.append(RetryStep()) }
-        steps.append(HopStep())
-        steps += networkSteps(cache: cache, originGuard: originGuard)
-        return steps
-    }
-
-    /// The steps below the hops: what may answer a hop's request, or send it.
-    static func networkSteps(cache: Bool, originGuard: Bool) -> [any SendStep] {
-        var steps: [any SendStep] = []
-        if cache { steps.append(CacheStep()) }
-        if originGuard { steps.append(OriginLimitsStep()) }
-        steps.append(EngineStep())
-        return steps
+                            validatesStatus: transport.useDefaultValidation,
+                            steps: steps(of: request.session ?? transport.session, retrier: transport.retrier))
     }
 
     /// Sends `request` on the calling thread: resolves it, then walks the steps.
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
-        do {
-            resolved = try resolve(request)
-        } catch {
-            return .failure(error: error)
-        }
-        var response = SendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session)).proceed(resolved)
+        do { resolved = try resolve(request) } catch { return .failure(error: error) }
+        var response = SendChain(context: context(control)).send(resolved)
         return result(of: &response)
     }
 
@@ -118,14 +92,14 @@ final class SendPipeline: Sendable {
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
     func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
         let resolved: RawRequest
-        do {
-            resolved = try resolve(request)
-        } catch {
-            return .failure(error: error)
-        }
-        let chain = AsyncSendChain(pipeline: self, control: control, telemetry: SendTelemetry(session: session))
-        var response = await chain.proceed(resolved)
+        do { resolved = try resolve(request) } catch { return .failure(error: error) }
+        var response = await SendChain(context: context(control)).send(resolved)
         return result(of: &response)
+    }
+
+    /// What belongs to a send that starts now: its controls and its events.
+    private func context(_ control: TransferControl) -> HTTPSendContext {
+        HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
     }
 
     // MARK: Steps
@@ -149,7 +123,7 @@ final class SendPipeline: Sendable {
 
     /// Intercept request: the hop's request through the request interceptors, within the hop
     /// rules (credentials stay with their origin, one deadline for the whole exchange).
-    func intercept(_ hop: inout Hop, telemetry: SendTelemetry) throws(HTTPTransportError) -> RawRequest {
+    func intercept(_ hop: inout Hop, telemetry: SendEvents) throws(HTTPTransportError) -> RawRequest {
         if hop.redirects == 0 { hop.started = Hop.clock }
         var request = hop.request
         telemetry.hopStarted(&request)

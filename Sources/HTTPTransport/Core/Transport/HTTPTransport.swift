@@ -76,7 +76,8 @@ public final class HTTPTransport: Sendable {
         self.useDefaultValidation = useDefaultValidation
         self.retrier = retrier
         pipeline = SendPipeline(session: session, requestInterceptors: requestInterceptors,
-                                responseInterceptors: responseInterceptors, validatesStatus: useDefaultValidation, retrier: retrier)
+                                responseInterceptors: responseInterceptors, validatesStatus: useDefaultValidation,
+                                steps: SendPipeline.steps(of: session, retrier: retrier))
     }
 
     /// A transport with a new session using `security`.

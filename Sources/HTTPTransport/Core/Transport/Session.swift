@@ -92,6 +92,13 @@ public final class Session: Sendable {
         /// transfer loop (default `true`); `false` opens one connection per concurrent request.
         public var multiplexing: Bool = true
 
+        // Steps (the Architecture article)
+        /// Your own steps of every send (`HTTPSendStep`), in order, below the cache and the
+        /// per-origin limits and just above the engine (OkHttp's network interceptors): they
+        /// see each request that goes to the network, redirect hops and retries included, and
+        /// its response as it came. Default: none.
+        public var networkSteps: [any HTTPSendStep] = []
+
         /// The defaults.
         public init() {}
     }
@@ -104,17 +111,11 @@ public final class Session: Sendable {
     public let engine: any HTTPEngine
     /// Endpoints this session parsed recently (see `ParsedEndpoints`).
     let parsedEndpoints = ParsedEndpoints()
-    /// The tracer and metrics sends report to, settled once.
-    let telemetry: SessionTelemetry
+    /// What the features keep for all sends (`SessionFeatures`, with the list of steps).
+    let features: SessionFeatures
     /// Threads for what must block: another engine's exchanges in async sends (a stub, a
     /// replay, yours) and the cache's background revalidations.
     let asyncThreads: TransferThreads
-    /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
-    let cacheConnectionIdentity: String
-    /// The per-origin step (host limits, circuit breaker); nil when neither is configured.
-    let originGuard: OriginGuard?
-    /// The way to `configuration.sharedState`, or nil.
-    let sharedState: SharedStateLink?
     /// The engine's way to run an exchange without holding a thread (libcurl's transfer loop);
     /// nil for other engines, which run on `asyncThreads`.
     let loopEngine: (any LoopEngine)?
@@ -125,9 +126,6 @@ public final class Session: Sendable {
     /// Where async sends' progress handlers run (`ProgressRelay`), apart from the steps: a
     /// handler that blocks holds one of these, never a step's thread.
     let progressThreads: TransferThreads
-    /// The steps of a send, with and without a retry step (`SendPipeline.steps`), and those
-    /// below the hops, built once.
-    private let steps: (plain: [any SendStep], retrying: [any SendStep], network: [any SendStep])
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -142,22 +140,15 @@ public final class Session: Sendable {
         self.configuration = configuration
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
-        telemetry = SessionTelemetry(configuration: configuration, engine: engine)
         asyncThreads = TransferThreads(
             maxThreads: configuration.maxConcurrentTransfers,
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
             idleTimeout: 30)
-        cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
-        sharedState = SharedStateLink(configuration: configuration)
-        originGuard = OriginGuard(configuration: configuration, shared: sharedState, clock: clock)
+        features = SessionFeatures(security: security, configuration: configuration, engine: engine, clock: clock)
         loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
         progressThreads = TransferThreads(maxThreads: Self.executorThreads, idleTimeout: 30, threadName: "HTTPTransport.progress")
-        let (recording, cache, limits) = (telemetry.isEnabled, configuration.cache != nil, originGuard != nil)
-        steps = (SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: false),
-                 SendPipeline.steps(telemetry: recording, cache: cache, originGuard: limits, retries: true),
-                 SendPipeline.networkSteps(cache: false, originGuard: limits))
     }
 
     deinit {
@@ -182,14 +173,14 @@ extension Session {
         asyncThreads.run(origin: TransferThreads.origin(of: endpoint)) { TelemetryContext.run(in: context, job) }
     }
 
-    /// The steps of a send (`SendPipeline.steps`).
-    func sendSteps(retries: Bool) -> [any SendStep] { retries ? steps.retrying : steps.plain }
+    /// The events of a send that starts now (its telemetry).
+    func sendEvents() -> SendEvents { features.events() }
 
     /// The network below the cache, for an exchange the session makes by itself (a cache's
     /// background revalidation): the per-origin step, when configured, then the engine.
-    func network(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry) -> RawResponse {
-        let pipeline = SendPipeline(session: self, steps: steps.network)
-        return SendChain(pipeline: pipeline, control: control, telemetry: telemetry).proceed(request)
+    func network(_ request: RawRequest, control: TransferControl, telemetry: SendEvents) -> RawResponse {
+        let pipeline = SendPipeline(session: self, steps: SendPipeline.steps(of: self, retrier: nil, network: true))
+        return SendChain(context: HTTPSendContext(pipeline: pipeline, control: control, telemetry: telemetry)).send(request)
     }
 }
 

@@ -176,3 +176,8 @@ struct FieldDigester: Sendable {
         return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 }
+
+extension Session {
+    /// What a shared `HTTPCache` keys this session's responses by besides URL and credentials.
+    var cacheConnectionIdentity: String { features.cacheConnectionIdentity }
+}

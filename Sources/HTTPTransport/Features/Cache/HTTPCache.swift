@@ -103,30 +103,8 @@ public final class HTTPCache: Sendable {
         storage.removeAll()
     }
 
-    /// One hop through the cache: answers `request` from what is stored, revalidates it through
-    /// `network`, or sends it through `network` and stores the answer. This is the synchronous
-    /// pipeline's entry point; it sits after the request interceptors and before the engine.
-    /// The response's `metrics.cacheStatus` says which happened.
-    func exchange(_ request: RawRequest, for session: Session,
-                  network: (RawRequest) -> RawResponse) -> RawResponse {
-        run(plan(request, for: session), network: network)
-    }
-
-    /// The asynchronous pipeline's hop through the cache: the same plan and completion as the
-    /// synchronous `exchange`, with the network step awaited instead of blocking a thread.
-    func exchange(_ request: RawRequest, for session: Session,
-                  network: (RawRequest) async -> RawResponse) async -> RawResponse {
-        var plan = self.plan(request, for: session)
-        // Ends after at most two network calls (see `CacheCompletion.finish`).
-        while true {
-            switch plan {
-            case .answered(let response): return response
-            case .network(let request, let completion): plan = completion.finish(await network(request))
-            }
-        }
-    }
-
-    /// Drives `plan` to its answer with a blocking network step.
+    /// Drives `plan` to its answer with a blocking network step (a background revalidation;
+    /// a send's plan is carried out by `CacheStep`).
     private func run(_ plan: CacheExchangePlan, network: (RawRequest) -> RawResponse) -> RawResponse {
         var plan = plan
         // Ends after at most two network calls (see `CacheCompletion.finish`).
@@ -217,7 +195,7 @@ public final class HTTPCache: Sendable {
         guard backgroundRevalidations.begin(entry) else { return }
         session.runOnTransferThread(for: exchange.request.url.absoluteString) { [self] in
             defer { backgroundRevalidations.end(entry) }
-            let telemetry = SendTelemetry(session: session)
+            let telemetry = session.sendEvents()
             let plan = conditional.map { revalidation(of: stored, with: $0, exchange) } ?? fetch(exchange, replacing: stored)
             _ = run(plan) { session.network($0, control: TransferControl(), telemetry: telemetry) }
         }
@@ -328,18 +306,4 @@ public final class HTTPCache: Sendable {
         storage.store(fresh)
         if let stored, stored.variantName != fresh.variantName { storage.remove(stored) }
     }
-}
-
-/// Where a response came from, as far as the session's `HTTPCache` is concerned
-/// (`TransferMetrics.cacheStatus`).
-public enum HTTPCacheStatus: Sendable, Hashable {
-    /// The session has no cache, or its cache refused its directory (see `HTTPCache.init`).
-    case disabled
-    /// The cache had nothing usable: the request went to the network (its answer stored or not).
-    case miss
-    /// Served from the cache without the network.
-    case hit
-    /// A stored response was revalidated: the server answered `304` and the stored body was
-    /// served (with the stored status, e.g. 200) and updated headers.
-    case revalidated
 }

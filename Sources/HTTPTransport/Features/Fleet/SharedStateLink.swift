@@ -67,3 +67,8 @@ final class SharedStateLink: Sendable {
         if let metricsFactory { Counter(label: Self.outagesLabel, factory: metricsFactory).increment() }
     }
 }
+
+extension Session {
+    /// The way to `configuration.sharedState`, or nil.
+    var sharedState: SharedStateLink? { features.sharedState }
+}

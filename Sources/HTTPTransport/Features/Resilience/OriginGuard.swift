@@ -41,35 +41,52 @@ final class OriginGuard: Sendable {
     /// Origin states looked at by the table's scans so far (tests).
     var originsScanned: Int { origins.withLock { $0.scanned } }
 
-    /// Sends `request` through `network` when the origin's circuit and limits let it, in time.
-    func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
-              network: (RawRequest) -> RawResponse) -> RawResponse {
-        var pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
-        if pass.needsTurn(limits) {
-            var turn = beginTurn(pass)
-            while case .wait(let seconds, let reason) = turn.step(self) {
-                turn.waited(clock.wait(seconds, control.cancellation), reason: reason, self, telemetry)
-            }
-            pass = turn.pass
-        }
-        if let refusal = enter(&pass, telemetry: telemetry) { return refusal }
-        return leave(pass, network(pass.request))
+    /// Where one send is in the guard: waiting for its turn (why), or sent.
+    enum Progress {
+        case waiting(Turn, WaitReason)
+        case sent(Pass)
+        case done
     }
 
-    /// The same for an async send: its waits hold no thread.
-    func send(_ request: RawRequest, control: TransferControl, telemetry: SendTelemetry,
-              network: (RawRequest) async -> RawResponse) async -> RawResponse {
-        var pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
-        if pass.needsTurn(limits) {
-            var turn = beginTurn(pass)
-            while case .wait(let seconds, let reason) = turn.step(self) {
-                turn.waited(await clock.sleep(seconds, control.cancellation), reason: reason, self, telemetry)
-            }
-            pass = turn.pass
-        }
-        if let refusal = enter(&pass, telemetry: telemetry) { return refusal }
-        return leave(pass, await network(pass.request))
+    /// A send arrives: refused (an open circuit), its turn to wait for, or sent at once.
+    func start(_ request: RawRequest, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
+        let pass = Pass(request, admit(Origin(request.url), lease: request.timeout))
+        guard pass.needsTurn(limits) else { return enter(pass, telemetry: telemetry) }
+        return take(beginTurn(pass), telemetry: telemetry)
     }
+
+    /// The wait for the turn ended (`completed` false: the send was cancelled).
+    func resume(_ progress: inout Progress, afterWaiting completed: Bool, telemetry: SendEvents) -> HTTPSendAction {
+        guard case .waiting(var turn, let reason) = progress else { return .fail(Self.outOfOrder) }
+        turn.waited(completed, reason: reason, self, telemetry)
+        let next = take(turn, telemetry: telemetry)
+        progress = next.exchange
+        return next.action
+    }
+
+    /// The network answered: what it tells the circuit and the limits.
+    func resume(_ progress: inout Progress, with response: RawResponse) -> HTTPSendAction {
+        guard case .sent(let pass) = progress else { return .answer(response) }
+        progress = .done
+        return .answer(leave(pass, response))
+    }
+
+    /// The turn's next wait, or the send once it may go.
+    private func take(_ turn: Turn, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
+        var turn = turn
+        if case .wait(let seconds, let reason) = turn.step(self) {
+            return (.waiting(turn, reason), .wait(seconds: seconds, on: clock))
+        }
+        return enter(turn.pass, telemetry: telemetry)
+    }
+
+    private func enter(_ pass: Pass, telemetry: SendEvents) -> (exchange: Progress, action: HTTPSendAction) {
+        var pass = pass
+        if let refusal = enter(&pass, telemetry: telemetry) { return (.done, .answer(refusal)) }
+        return (.sent(pass), .forward(pass.request))
+    }
+
+    private static let outOfOrder = HTTPTransportError(code: .other, message: "The per-origin step was resumed out of order.")
 
     /// One send through the guard: its origin, its request (its time-out shortened by a wait)
     /// and what the circuit said.
@@ -97,7 +114,7 @@ final class OriginGuard: Sendable {
 
     /// After the turn: the response that ends the send here (a failed turn, an open circuit),
     /// or nil to send.
-    private func enter(_ pass: inout Pass, telemetry: SendTelemetry) -> RawResponse? {
+    private func enter(_ pass: inout Pass, telemetry: SendEvents) -> RawResponse? {
         if let failure = pass.failure {
             if pass.admission == .probe { record(.neutral, pass) }
             return RawResponse(request: pass.request, error: failure)
@@ -198,7 +215,7 @@ final class OriginGuard: Sendable {
         }
 
         /// A wait ended: `completed` false when the send was cancelled meanwhile.
-        mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendTelemetry) {
+        mutating func waited(_ completed: Bool, reason: WaitReason, _ guardian: OriginGuard, _ telemetry: SendEvents) {
             let now = guardian.clock.now()
             if !completed || waitEndsAtDeadline {
                 if hasToken { guardian.giveBack(pass) }
@@ -295,4 +312,9 @@ final class OriginGuard: Sendable {
         HTTPTransportError(code: .cancelled, message: "The send was cancelled while waiting for its turn to send to \(origin); nothing was sent.",
                            url: request.url.absoluteString)
     }
+}
+
+extension Session {
+    /// The per-origin rules (host limits, circuit breaker); nil when neither is configured.
+    var originGuard: OriginGuard? { features.originGuard }
 }

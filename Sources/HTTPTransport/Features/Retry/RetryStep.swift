@@ -5,34 +5,27 @@ import Foundation
 /// bound the attempts and their delays. A wait between attempts ends at once when the send is
 /// cancelled; an async send's wait holds no thread.
 struct RetryStep: SendStep {
-    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        guard let retrier = next.pipeline.retrier else { return next.proceed(request) }
-        var attempts = Attempts(retrier: retrier, resolved: request, shared: next.pipeline.session.sharedState)
-        while true {
-            attempts.begin()
-            switch attempts.decide(after: next.proceed(attempts.request)) {
-            case .finish(let response):
-                return response
-            case .retry(let seconds):
-                let completed = CancellationHandle.wait(seconds, unless: next.control.cancellation)
-                if let failure = attempts.waited(completed) { return failure }
-            }
+    let retrier: any HTTPRetrier
+    /// The session's shared store, where the retry budget counts (nil: the retrier's own).
+    let shared: SharedStateLink?
+
+    func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Attempts, action: HTTPSendAction) {
+        var attempts = Attempts(retrier: retrier, resolved: request, shared: shared)
+        attempts.begin()
+        return (attempts, .forward(attempts.request))
+    }
+
+    func resume(_ attempts: inout Attempts, with response: RawResponse, context: HTTPSendContext) -> HTTPSendAction {
+        switch attempts.decide(after: response) {
+        case .finish(let response): .answer(response)
+        case .retry(let seconds): .wait(seconds: seconds, on: nil)
         }
     }
 
-    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
-        guard let retrier = next.pipeline.retrier else { return await next.proceed(request) }
-        var attempts = Attempts(retrier: retrier, resolved: request, shared: next.pipeline.session.sharedState)
-        while true {
-            attempts.begin()
-            switch attempts.decide(after: await next.proceed(attempts.request)) {
-            case .finish(let response):
-                return response
-            case .retry(let seconds):
-                let completed = await CancellationHandle.sleep(seconds, unless: next.control.cancellation)
-                if let failure = attempts.waited(completed) { return failure }
-            }
-        }
+    func resume(_ attempts: inout Attempts, afterWaiting completed: Bool, context: HTTPSendContext) -> HTTPSendAction {
+        if let failure = attempts.waited(completed) { return .answer(failure) }
+        attempts.begin()
+        return .forward(attempts.request)
     }
 
     /// The retry state of one send: which attempt, when it and the first one started, and the

@@ -2,52 +2,15 @@ import Dispatch
 import Foundation
 import Tracing
 
-/// The telemetry of one send, made when the send starts. The pipeline tells it when each hop
-/// starts (before the request interceptors), when the hop's request leaves (after them), when
-/// the hop ends, and when the send ends. With tracing and metrics both off it holds nothing,
-/// and every call returns at once.
+/// The telemetry of one send, made when the send starts (`SessionTelemetry.observer()`), while
+/// telemetry is on; the send tells it what happens through `SendEvents`. Used by the sending
+/// thread only.
 ///
 /// Each hop (first request, redirect, retry) is one client span named after its method, a
 /// child of the caller's `ServiceContext`. Without one, the first hop's span is the root and
 /// later hops are its children, so a send is always one trace, and its trace id (the
 /// request's `requestID`) finds all of it.
-struct SendTelemetry {
-    private let recorder: SendRecorder?
-
-    init(session: Session) {
-        let telemetry = session.telemetry
-        recorder = telemetry.isEnabled ? SendRecorder(telemetry) : nil
-    }
-
-    /// `false` when tracing and metrics are both off: the send records nothing.
-    var isRecording: Bool { recorder != nil }
-
-    /// A hop starts, before the request interceptors: starts its span and sets the request's
-    /// `requestID` to the trace id.
-    func hopStarted(_ request: inout RawRequest) { recorder?.hopStarted(&request) }
-
-    /// The hop's request is about to go to the engine, after the interceptors: the tracer's
-    /// context goes into its headers (e.g. `traceparent`).
-    func hopWillSend(_ request: inout RawRequest) { recorder?.hopWillSend(&request) }
-
-    /// The engine answered the hop (or failed it: `response.error`).
-    func hopEnded(_ response: RawResponse) { recorder?.hopEnded(response) }
-
-    /// The hop ended before anything was sent (a request interceptor threw).
-    func hopFailed(_ error: HTTPTransportError) { recorder?.hopFailed(error) }
-
-    /// The hop waited `seconds` for its origin's turn (`reason`: `rate_limit` or `retry_after`).
-    func originWaited(seconds: Double, reason: String) { recorder?.originWaited(seconds: seconds, reason: reason) }
-
-    /// The origin's open circuit refused the hop: nothing was sent.
-    func circuitRefused(host: String, port: Int) { recorder?.circuitRefused(host: host, port: port) }
-
-    /// The send is over: records its duration, bytes and outcome.
-    func sendEnded(_ result: HTTPTransport.Result) { recorder?.sendEnded(result) }
-}
-
-/// The state behind `SendTelemetry` while telemetry is on. Used by the sending thread only.
-final class SendRecorder {
+final class SendRecorder: SendObserver {
     private let tracer: (any Tracer)?
     private let metrics: HTTPClientMetrics?
     /// The caller's context (nil or empty: there is no span around the send).
@@ -173,24 +136,5 @@ final class SendRecorder {
     private func endSpan() {
         span?.end()
         span = nil
-    }
-}
-
-/// Carries the caller's `ServiceContext` to the thread that runs a send for it (the async
-/// bridge's transfer threads), so the send's spans are children of the caller's span there too.
-enum TelemetryContext {
-    /// The caller's context, taken where the send is asked for.
-    static var current: ServiceContext? { ServiceContext.current }
-
-    /// Runs `body` with `context` as the current `ServiceContext` (as it is when `nil`).
-    static func run<Result>(in context: ServiceContext?, _ body: () -> Result) -> Result {
-        guard let context else { return body() }
-        return ServiceContext.withValue(context, operation: body)
-    }
-
-    /// The same for async work (a task started from a thread that had `context`).
-    static func run<Result>(in context: ServiceContext?, _ body: () async -> Result) async -> Result {
-        guard let context else { return await body() }
-        return await ServiceContext.withValue(context, operation: body)
     }
 }

@@ -1,15 +1,13 @@
 /// The first step, in a session that records telemetry: the send's metrics (duration, outcome,
 /// bytes) once it ended; the spans are the hops' (`HopStep`).
 struct SendTelemetryStep: SendStep {
-    func send(_ request: RawRequest, next: SendChain) -> RawResponse {
-        var response = next.proceed(request)
-        next.telemetry.sendEnded(next.pipeline.result(of: &response))
-        return response
+    func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Void, action: HTTPSendAction) {
+        ((), .forward(request))
     }
 
-    func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
-        var response = await next.proceed(request)
-        next.telemetry.sendEnded(next.pipeline.result(of: &response))
-        return response
+    func resume(_ exchange: inout Void, with response: RawResponse, context: HTTPSendContext) -> HTTPSendAction {
+        var response = response
+        context.telemetry.sendEnded(context.pipeline.result(of: &response))
+        return .answer(response)
     }
 }

@@ -7,7 +7,7 @@ import Tracing
 /// instruments its sends report to, or `nil` for each that is off. A tracer or factory that is
 /// the packages' no-op one (nothing configured, nothing bootstrapped) counts as off, so that a
 /// send then makes no span, reads no clock and formats no string for telemetry.
-final class SessionTelemetry: Sendable {
+final class SessionTelemetry: SendObserving {
     /// Spans go here; `nil`: tracing is off.
     let tracer: (any Tracer)?
     /// Metrics go here; `nil`: metrics are off.
@@ -15,6 +15,8 @@ final class SessionTelemetry: Sendable {
 
     /// `true` when a send has anything to record (settled with the rest: every send asks).
     let isEnabled: Bool
+
+    func observer() -> (any SendObserver)? { isEnabled ? SendRecorder(self) : nil }
 
     /// The configured tracer and factory, else the global systems as bootstrapped now.
     /// Pool statistics come from an engine that keeps a pool (`PoolStatistics`: libcurl's).
@@ -115,8 +117,7 @@ final class HTTPClientMetrics: Sendable {
     }
 }
 
-/// An engine that keeps a pool of connection handles answers how many are idle (for the
-/// session's metrics). Another engine (a stub, a replay) has no pool.
-protocol PoolStatistics: Sendable {
-    var idleHandleCount: Int { get }
+extension Session {
+    /// The tracer and metrics this session's sends report to, settled once.
+    var telemetry: SessionTelemetry { features.telemetry }
 }

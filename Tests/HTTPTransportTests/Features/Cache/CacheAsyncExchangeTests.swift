@@ -2,8 +2,8 @@ import Foundation
 @testable import HTTPTransport
 import XCTest
 
-/// The asynchronous `HTTPCache.exchange` (network step awaited) answers exactly as the
-/// synchronous one does: the same requests sent, the same responses, the same `cacheStatus`,
+/// The cache's step (`CacheStep`) run by the async interpreter (network step awaited) answers
+/// exactly as it does run by the blocking one: the same requests sent, the same responses, the same `cacheStatus`,
 /// the same entries stored. Each path runs on two fresh caches with a fixed clock and the same
 /// scripted network, once through each exchange.
 final class CacheAsyncExchangeTests: XCTestCase {
@@ -72,21 +72,29 @@ final class CacheAsyncExchangeTests: XCTestCase {
         let sent: [Sent]
     }
 
+    /// A send's context on the stub session, with no controls.
+    private func context() -> HTTPSendContext {
+        HTTPSendContext(pipeline: SendPipeline(session: session, steps: []), control: TransferControl(),
+                        telemetry: session.sendEvents())
+    }
+
     private func cache() -> HTTPCache {
         HTTPCache(directory: nil, maxBytes: 1 << 20, clock: { 1_800_000_000 })
     }
 
     private func runSynchronously(_ requests: [RawRequest], _ script: [@Sendable (RawRequest) -> RawResponse]) -> Run {
         let cache = cache(), network = ScriptedNetwork(script)
-        let outcomes = requests.map { Outcome(cache.exchange($0, for: session, network: network.answer)) }
+        let step = CacheStep(cache: cache), context = context()
+        let outcomes = requests.map { Outcome(step.run($0, context: context, below: network.answer)) }
         return Run(outcomes: outcomes, sent: network.sent.values.map(Sent.init))
     }
 
     private func runAsynchronously(_ requests: [RawRequest], _ script: [@Sendable (RawRequest) -> RawResponse]) async -> Run {
         let cache = cache(), network = ScriptedNetwork(script)
+        let step = CacheStep(cache: cache), context = context()
         var outcomes: [Outcome] = []
         for request in requests {
-            outcomes.append(Outcome(await cache.exchange(request, for: session, network: { await network.answerLater($0) })))
+            outcomes.append(Outcome(await step.run(request, context: context, below: { await network.answerLater($0) })))
         }
         return Run(outcomes: outcomes, sent: network.sent.values.map(Sent.init))
     }

@@ -287,7 +287,7 @@ final class TracingTests: XCTestCase {
         let session = Session()
         XCTAssertNil(session.telemetry.tracer)
         XCTAssertNil(session.telemetry.metrics)
-        XCTAssertFalse(SendTelemetry(session: session).isRecording)
+        XCTAssertFalse(session.sendEvents().isRecording)
 
         let (ids, interceptor) = requestIDRecorder()
         let transport = HTTPTransport(session: session, requestInterceptors: [interceptor])
@@ -303,7 +303,7 @@ final class TracingTests: XCTestCase {
         configuration.metricsFactory = NOOPMetricsHandler.instance
         let session = Session(configuration: configuration)
         XCTAssertFalse(session.telemetry.isEnabled)
-        XCTAssertFalse(SendTelemetry(session: session).isRecording)
+        XCTAssertFalse(session.sendEvents().isRecording)
     }
 }
 

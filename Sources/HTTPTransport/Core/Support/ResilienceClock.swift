@@ -40,3 +40,8 @@ struct ResilienceClock: Sendable {
         TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
+
+extension ResilienceClock: SendWaiting {
+    func pause(_ seconds: TimeInterval, _ cancellation: CancellationHandle?) -> Bool { wait(seconds, cancellation) }
+    func pause(_ seconds: TimeInterval, _ cancellation: CancellationHandle?) async -> Bool { await sleep(seconds, cancellation) }
+}
