@@ -54,7 +54,7 @@ final class OriginGuardTests: XCTestCase {
                          reason: OriginGuard.WaitReason, _ session: Session) throws {
         let guardian = try XCTUnwrap(session.originGuard)
         clock.advance(seconds)
-        turn.waited(completed, reason: reason, guardian, SendTelemetry(session: session))
+        turn.waited(completed, reason: reason, guardian, session.sendEvents())
     }
 
     private func tokens(_ guardian: OriginGuard) throws -> Double? {
