@@ -1,7 +1,6 @@
 /// The last step: the session's engine performs the exchange. A blocking send runs it on the
-/// calling thread; an async one awaits it on the session's transfer loop (libcurl's engine) or,
-/// for another engine (a stub, a replay, your own), which may block, on one of the session's
-/// transfer threads.
+/// calling thread; an async one awaits the engine's `executeAsync` (libcurl's: on the session's
+/// transfer loop; another engine's, by default, on one of the session's transfer threads).
 struct EngineStep: SendStep {
     func send(_ request: RawRequest, next: SendChain) -> RawResponse {
         let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
@@ -10,11 +9,7 @@ struct EngineStep: SendStep {
 
     func send(_ request: RawRequest, next: AsyncSendChain) async -> RawResponse {
         let request = Self.marked(request, keepsSentHead: next.pipeline.keepsSentHead)
-        let session = next.pipeline.session
-        let control = next.control
-        if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
-        let engine = session.engine
-        return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }
+        return await next.pipeline.session.executeAsync(request, control: next.control)
     }
 
     /// `request`, asking the engine for the head it sends when the pipeline records it.

@@ -115,9 +115,6 @@ public final class Session: Sendable {
     let originGuard: OriginGuard?
     /// The way to `configuration.sharedState`, or nil.
     let sharedState: SharedStateLink?
-    /// The engine's way to run an exchange without holding a thread (libcurl's transfer loop);
-    /// nil for other engines, which run on `asyncThreads`.
-    let loopEngine: (any LoopEngine)?
     /// `maxConcurrentTransfers`: the async sends, fan-out requests and streams running at once.
     let transferGate: TransferGate
     /// Where async sends run their steps between waits (`SessionExecutor`).
@@ -150,7 +147,6 @@ public final class Session: Sendable {
         cacheConnectionIdentity = CacheKey.connectionIdentity(security: security, configuration: configuration)
         sharedState = SharedStateLink(configuration: configuration)
         originGuard = OriginGuard(configuration: configuration, shared: sharedState, clock: clock)
-        loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
         progressThreads = TransferThreads(maxThreads: Self.executorThreads, idleTimeout: 30, threadName: "HTTPTransport.progress")
@@ -199,6 +195,11 @@ public protocol HTTPEngine: Sendable {
     /// Sends `request` and returns what came back, or a response whose `error` says why not.
     /// Must not follow redirects: the pipeline does.
     func execute(_ request: RawRequest, control: TransferControl) -> RawResponse
+
+    /// The same exchange in an async send, the task suspended while it runs. The default runs
+    /// `execute` on one of the session's transfer threads; implement it when your engine can
+    /// wait without a thread (libcurl's runs the transfer on the session's transfer loop).
+    func executeAsync(_ request: RawRequest, control: TransferControl) async -> RawResponse
 }
 
 /// Per-send controls an engine honours: progress reports and cancellation.
@@ -220,6 +221,10 @@ public struct TransferControl: Sendable {
     /// Set by whoever runs the transfer when it stops the transfer itself once `cancellation`
     /// fires (the session's transfer loop), so that no progress callback needs to look.
     var runnerStopsOnCancellation = false
+
+    /// Where an engine without an async way of its own blocks in an async send
+    /// (`HTTPEngine.executeAsync`): the session's transfer threads, set by the session.
+    var blockingThreads: TransferThreads?
 
     /// Whether the transfer runs libcurl's progress callback: it reports progress, and notices
     /// a cancellation that nothing else would. (Called on every turn of libcurl's transfer, it
