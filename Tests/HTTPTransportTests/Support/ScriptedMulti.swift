@@ -7,9 +7,10 @@ import Foundation
 /// libcurl reports a transfer that ended during `curl_multi_perform`), and waits in `poll` until
 /// woken. `wake` before a poll is kept for it, as `curl_multi_wakeup` is.
 ///
-/// With `waitsOnlyForWakeUps` a poll ignores the loop's time-out and waits up to `stallLimit` for a
-/// wake-up: a lost wake-up then shows as a stall (`stalls`) instead of being hidden by the loop's
-/// one-second poll.
+/// With `waitsOnlyForWakeUps` a poll ignores the loop's time-out (unless 0) and waits up to
+/// `stallLimit` for a wake-up: a lost wake-up then shows as a stall (`stalls`) instead of being
+/// hidden by the loop's one-second poll. Unpausing a transfer does not wake the poll here (libcurl's
+/// timer would): the loop must not wait after it resumed a transfer.
 final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     let waitsOnlyForWakeUps: Bool
     let stallLimit: TimeInterval
@@ -87,10 +88,11 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
         hook?()
         condition.lock()
         defer { condition.unlock() }
-        let limit = waitsOnlyForWakeUps ? stallLimit : Double(milliseconds) / 1000
-        let deadline = Date(timeIntervalSinceNow: limit)
+        // (A poll of 0 ms only looks, in either mode.)
+        let waitsForWakeUp = waitsOnlyForWakeUps && milliseconds > 0
+        let deadline = Date(timeIntervalSinceNow: waitsForWakeUp ? stallLimit : Double(milliseconds) / 1000)
         while !woken, condition.wait(until: deadline) {}
-        if !woken, waitsOnlyForWakeUps { stallCount += 1 }
+        if !woken, waitsForWakeUp { stallCount += 1 }
         woken = false
     }
 
@@ -105,8 +107,6 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     func unpause(_ easy: UnsafeMutableRawPointer) {
         let hook = condition.withLock { () -> ((UnsafeMutableRawPointer) -> Void)? in
             unpauses += 1
-            // (libcurl sets the transfer's timer to run now: the next poll returns at once.)
-            woken = true
             return onUnpause
         }
         hook?(easy)

@@ -80,6 +80,7 @@ extension TransferLoop {
             guard let upload = transfer.state.upload, upload.paused, upload.isReady else { continue }
             upload.paused = false
             multi.unpause(transfer.handle.curl)
+            resumed = true
         }
     }
 
@@ -154,6 +155,10 @@ extension TransferLoop {
     }
 
     private func pollMilliseconds() -> Int32 {
+        if resumed {
+            resumed = false
+            return 0
+        }
         var wait = Self.idlePoll
         let now = ContinuousClock.now
         for transfer in streams.values {

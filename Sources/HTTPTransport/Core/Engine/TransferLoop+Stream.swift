@@ -38,6 +38,7 @@ extension TransferLoop {
             stream.isPaused = false
             stream.lastActivity = .now
             multi.unpause(handle.curl)
+            resumed = true
             guard stream.flushPending(state, handle: handle) else { return CURLE_ABORTED_BY_CALLBACK }
         }
         return nil

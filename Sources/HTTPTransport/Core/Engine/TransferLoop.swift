@@ -48,6 +48,9 @@ final class TransferLoop: @unchecked Sendable {
     let webSockets: WebSocketHub?
     /// Transfers that wait to share an HTTP/2 connection, admitted per origin (MultiplexGate.swift).
     @exclusivity(unchecked) var gate = MultiplexGate()
+    /// A transfer was unpaused in this round: the next poll only looks, it does not wait (libcurl
+    /// also sets the transfer's timer to run at once, but the loop does not count on it).
+    @exclusivity(unchecked) var resumed = false
 
     enum ThreadState { case notStarted, running, stopping, stopped }
 
