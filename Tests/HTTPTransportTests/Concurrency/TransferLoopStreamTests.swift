@@ -5,7 +5,7 @@ import XCTest
 
 /// A stream on the transfer loop with a scripted multi handle: the body arrives through the
 /// handle's real write callback as fast as the loop takes it, and the reader takes it from the
-/// real `StreamChannel`, so the transfer pauses and resumes thousands of times. The poll waits
+/// real `StreamChannel`, so the transfer pauses and resumes hundreds of times. The poll waits
 /// only for wake-ups: a resume lost between the reader making room and the loop looking shows
 /// as a stall (issue #34's streams that sat paused for seconds).
 final class TransferLoopStreamTests: XCTestCase {
@@ -63,7 +63,7 @@ final class TransferLoopStreamTests: XCTestCase {
         }
     }
 
-    func testAStreamThatPausesThousandsOfTimesIsAlwaysResumedWhenItsReaderMakesRoom() throws {
+    func testAStreamThatPausesHundredsOfTimesIsAlwaysResumedWhenItsReaderMakesRoom() throws {
         let multi = ScriptedMulti(waitsOnlyForWakeUps: true, stallLimit: 30)
         let loop = TransferLoop(sessionLoopOn: multi)
         defer { loop.stop() }
@@ -84,7 +84,13 @@ final class TransferLoopStreamTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         Task {
             var count = 0
-            while count < total, let chunk = try? await channel.next() { count += chunk.count }
+            // The first half is taken only while the transfer is paused: each take hands off a
+            // resume. The rest as fast as it comes.
+            while count < total {
+                if count < total / 2 { await channel.awaitPause() }
+                guard let chunk = try? await channel.next() else { break }
+                count += chunk.count
+            }
             read.set(count)
             done.signal()
         }
