@@ -75,7 +75,7 @@ final class TransferLoopStreamTests: XCTestCase {
         handle.transferState.stream = StreamReceiver(body: StreamingBody(consumer: channel), headTimeout: 30, stallTimeout: 30)
         handle.transferSlot.pointee.state = handle.transferState.opaque
         let response = ScriptedResponse(handle: handle, pieces: pieces)
-        multi.setWork { response.round(multi) }
+        multi.setWork { [unowned multi] in response.round(multi) }
         multi.setUnpauseHook { _ in response.unpaused() }
         let transfer = LoopTransfer(handle: handle, state: handle.transferState,
                                     request: RawRequest(url: try XCTUnwrap(URL(string: url))), engine: nil)
