@@ -5,8 +5,6 @@ extension Session {
     /// session's transfer loop; another engine's, when it has no way of its own, on the session's
     /// transfer threads (`asyncThreads`).
     func executeAsync(_ request: RawRequest, control: TransferControl) async -> RawResponse {
-        var control = control
-        control.blockingThreads = asyncThreads
-        return await engine.executeAsync(request, control: control)
+        await TransferThreads.$current.withValue(asyncThreads) { await engine.executeAsync(request, control: control) }
     }
 }

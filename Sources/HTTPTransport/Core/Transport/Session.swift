@@ -222,10 +222,6 @@ public struct TransferControl: Sendable {
     /// fires (the session's transfer loop), so that no progress callback needs to look.
     var runnerStopsOnCancellation = false
 
-    /// Where an engine without an async way of its own blocks in an async send
-    /// (`HTTPEngine.executeAsync`): the session's transfer threads, set by the session.
-    var blockingThreads: TransferThreads?
-
     /// Whether the transfer runs libcurl's progress callback: it reports progress, and notices
     /// a cancellation that nothing else would. (Called on every turn of libcurl's transfer, it
     /// cost an async send a few thousand instructions for a cancellation the loop handles.)

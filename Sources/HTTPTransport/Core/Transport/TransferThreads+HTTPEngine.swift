@@ -13,7 +13,7 @@ extension HTTPEngine {
     /// `execute` on a transfer thread (the default `executeAsync`, which an engine that has its
     /// own can still fall back on).
     func executeOnThread(_ request: RawRequest, control: TransferControl) async -> RawResponse {
-        let threads = control.blockingThreads ?? TransferThreads.shared
+        let threads = TransferThreads.current ?? TransferThreads.shared
         return await threads.value(for: request.urlString) { self.execute(request, control: control) }
     }
 }
@@ -21,6 +21,10 @@ extension HTTPEngine {
 extension TransferThreads {
     /// The threads of engines called outside a session's send.
     static let shared = TransferThreads(maxThreads: 64, idleTimeout: 30)
+
+    /// The session's transfer threads while it awaits its engine (`Session.executeAsync`): a
+    /// task value rather than a field of `TransferControl`, which every blocking send copies.
+    @TaskLocal static var current: TransferThreads?
 
     /// Runs `body` on one of the threads, counted against the origin of `endpoint`, and returns
     /// its value, the task suspended meanwhile. The thread does not inherit the caller's task
