@@ -1,12 +1,13 @@
 import CCurl
 import Foundation
 
-/// The engine's second way to run a transfer: on the session's `TransferLoop` instead of the
-/// calling thread. The steps are the blocking `execute`'s (`prepare`, then `response` and
-/// `finish`); only the middle one differs, and the awaiting task holds no thread meanwhile.
-extension CurlEngine: LoopEngine {
-    func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse {
-        guard let loop else { return execute(request, control: control) }
+/// libcurl's engine in an async send (`HTTPEngine.executeAsync`): the transfer runs on the
+/// session's `TransferLoop` instead of a thread. The steps are the blocking `execute`'s
+/// (`prepare`, then `response` and `finish`); only the middle one differs, and the awaiting
+/// task holds no thread meanwhile.
+extension CurlEngine {
+    func executeAsync(_ request: RawRequest, control: TransferControl) async -> RawResponse {
+        guard let loop else { return await executeOnThread(request, control: control) }
         let transfer: CurlTransfer
         // The loop ends a cancelled transfer itself (`TransferLoop.perform`).
         var control = control
@@ -49,10 +50,4 @@ extension CurlEngine: LoopEngine {
         case .automatic: return url.scheme?.lowercased() == "https"
         }
     }
-}
-
-/// An engine that can run an exchange without holding a thread while it waits (libcurl's, on
-/// the session's transfer loop). Other engines run on the session's transfer threads.
-protocol LoopEngine: Sendable {
-    func executeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse
 }

@@ -36,29 +36,27 @@ struct SinkTurn {
     let handle: EasyHandle
     let state: TransferState
     let request: RawRequest
-    let engine: CurlEngine
+    /// The engine that reads the head's metrics (none in tests on a scripted multi handle).
+    let engine: CurlEngine?
     /// When the transfer started (a head time-out counts from here).
     let started: ContinuousClock.Instant
+    /// The loop running the transfer, which resumes it.
+    let loop: TransferLoop
 
     /// The head received so far, as a response without a body, with the metrics known now.
     func head() -> RawResponse {
-        let metrics = engine.collectMetrics(handle, sentBody: request.sendsBody, receivedStatus: state.statusCode != nil)
+        let metrics = engine?.collectMetrics(handle, sentBody: request.sendsBody, receivedStatus: state.statusCode != nil)
+            ?? TransferMetrics()
         return RawResponse(request: request, statusCode: state.statusCode.map(HTTPStatusCode.init(rawValue:)),
                            headers: state.headers, metrics: metrics)
     }
+
+    /// Resumes the paused transfer: libcurl hands the held chunk to the write callback at once,
+    /// and the loop's next poll only looks (`TransferLoop.resumed`).
+    func resumeTransfer() { loop.resume(handle) }
 }
 
 extension EasyHandle {
     /// Pauses receiving (`curl_easy_pause`; the performing thread only).
     func pauseReceiving() { _ = ccurl_pause_receive(curl) }
-    /// Resumes a paused transfer: libcurl hands the held chunk to the write callback at once.
-    func resumeTransfer() { _ = ccurl_unpause(curl) }
-}
-
-extension CancellableTransfer {
-    /// A paced sink's turn between polls; a code ends the transfer.
-    static func drive(_ sink: any PacedBodySink, handle: EasyHandle, state: TransferState, request: RawRequest,
-                      engine: CurlEngine, started: ContinuousClock.Instant) -> CURLcode? {
-        sink.drive(SinkTurn(handle: handle, state: state, request: request, engine: engine, started: started))?.code
-    }
 }

@@ -2,9 +2,10 @@ import CCurl
 
 /// Runs a prepared transfer to its end on the calling thread and says how it ended: the seam
 /// between preparing an easy handle (`CurlEngine.prepare`) and reading what it received
-/// (`CurlEngine.response`). A blocking send picks one of the two below; async sends, fan-outs
-/// and streams run theirs on the session's transfer loop instead (`TransferLoop.perform`,
-/// `CurlEngine+Loop.swift`), between the same two steps.
+/// (`CurlEngine.response`). A blocking send picks one of the two below (the second runs the
+/// transfer loop inline, `CancellableTransfer`); async sends, fan-outs and streams run theirs on
+/// the session's transfer loop instead (`TransferLoop.perform`, `CurlEngine+Loop.swift`),
+/// between the same two steps.
 protocol TransferDriver {
     func perform(_ transfer: CurlTransfer, request: RawRequest, engine: CurlEngine) -> CURLcode
 }

@@ -1,62 +1,91 @@
 import CCurl
 import Foundation
 
-/// One session's transfer loop: a libcurl multi handle driven by one thread, so that thousands
-/// of async sends, fan-out requests and streams are in flight at once without a thread each.
-/// The thread starts with the first transfer and ends with the session (`stop()`).
+/// The one loop over libcurl's multi interface. Everything but a plain blocking send (which
+/// runs `curl_easy_perform`) goes through it, in one of two modes:
 ///
-/// Only the loop thread touches the multi handle and the easy handles it holds. Other threads
-/// hand it work under `lock` and wake its poll (`curl_multi_wakeup`): a new transfer, a
-/// cancellation, a stream whose consumer wants more. A finished transfer is handed back through
-/// its `LoopTransfer` (under that object's lock), which resumes the task awaiting it; everything
-/// else of the exchange (interceptors, cache, the response's assembly) runs in that task, never
-/// on this thread.
+/// - **The session's loop** (`init(maxHostConnections:multiplexing:share:)`): one multi handle
+///   driven by one thread, so that thousands of async sends, fan-out requests, streams and
+///   WebSockets are in flight at once without a thread each. The thread starts with the first
+///   transfer and ends with the session (`stop()`); a transfer handed over after that fails
+///   with an error at once.
+/// - **Inline** (`run(_:)`): a blocking send that can be cancelled or streams runs the same
+///   rounds on its own thread, on its easy handle's multi handle, until its one transfer ended.
 ///
-/// Connections live in the multi handle's own pool: kept alive between the loop's transfers,
+/// A round (TransferLoop+Round.swift) is the same in both: take what other threads handed over,
+/// let libcurl work, drive the streams (TransferLoop+Stream.swift), hand finished transfers back,
+/// then wait in the poll. Only the thread running the rounds touches the multi handle and the
+/// easy handles on it. Other threads hand it work under `lock` and wake its poll: a new transfer,
+/// a cancellation, a stream whose consumer wants more, an upload's next chunk. A finished
+/// transfer goes back through its `LoopTransfer`, exactly once; everything else of the exchange
+/// (interceptors, cache, the response's assembly) runs in the caller, never on this thread.
+///
+/// Connections live in the multi handle's pool: kept alive between the loop's transfers,
 /// shared by concurrent requests to an HTTP/2 origin (`multiplexing`), at most
 /// `maxHostConnections` per host (0: no limit), transfers beyond it waiting inside libcurl.
 final class TransferLoop: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
+    let multi: any LoopMulti
     /// The engine's share (DNS cache, TLS sessions), which the multi handle's connections refer
     /// to until they are closed: it must outlive them, whichever thread lets go of the engine last.
     private let share: CurlShare?
-    private let lock = NSCondition()
+    /// Whether a streamed upload pauses for its chunks (the session's loop) rather than its read
+    /// callback waiting for them (inline, where the thread is the send's own).
+    let pausesUploads: Bool
+    let lock = NSCondition()
     // Guarded by `lock`.
-    private var submitted: [LoopTransfer] = []
-    private var cancelled: [LoopTransfer] = []
+    var submitted: [LoopTransfer] = []
+    var cancelled: [LoopTransfer] = []
     private var threadState = ThreadState.notStarted
     /// The loop thread, once it runs (not the `Thread`: its block holds this loop).
     private var threadID: pthread_t?
-    // The loop thread's own.
-    @exclusivity(unchecked) private var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
-    @exclusivity(unchecked) private var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    // The running thread's own.
+    @exclusivity(unchecked) var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    @exclusivity(unchecked) var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     /// Transfers with a streamed request body (`StreamedUpload`), which may pause for its chunks.
-    @exclusivity(unchecked) private var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
-    /// Open WebSockets, whose sockets wait in this loop's poll (WebSocketHub.swift).
-    private let webSockets: WebSocketHub
+    @exclusivity(unchecked) var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    /// Open WebSockets, whose sockets wait in this loop's poll (WebSocketHub.swift); the
+    /// session's loop only.
+    let webSockets: WebSocketHub?
     /// Transfers that wait to share an HTTP/2 connection, admitted per origin (MultiplexGate.swift).
-    @exclusivity(unchecked) private var gate = MultiplexGate()
+    @exclusivity(unchecked) var gate = MultiplexGate()
+    /// A transfer was unpaused in this round: the next poll only looks, it does not wait (libcurl
+    /// also sets the transfer's timer to run at once, but the loop does not count on it).
+    @exclusivity(unchecked) var resumed = false
 
-    private enum ThreadState { case notStarted, running, stopping, stopped }
+    enum ThreadState { case notStarted, running, stopping, stopped }
 
     /// Longest poll without a wake-up (streams need their time-outs checked sooner).
-    private static let idlePoll: Duration = .seconds(1)
+    static let idlePoll: Duration = .seconds(1)
+    static let threadName = "HTTPTransport.loop"
 
-    init?(maxHostConnections: Int, multiplexing: Bool, share: CurlShare?) {
-        guard let multi = curl_multi_init() else { return nil }
+    /// A session's loop on its own multi handle (nil when libcurl cannot make one).
+    convenience init?(maxHostConnections: Int, multiplexing: Bool, share: CurlShare?) {
+        guard let multi = CurlMulti(maxHostConnections: maxHostConnections, multiplexing: multiplexing) else { return nil }
+        self.init(sessionLoopOn: multi, share: share)
+    }
+
+    /// A session's loop on `multi` (tests give a scripted one).
+    init(sessionLoopOn multi: any LoopMulti, share: CurlShare? = nil) {
         self.multi = multi
         self.share = share
+        pausesUploads = true
         webSockets = WebSocketHub(multi: multi)
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : Int(CURLPIPE_NOTHING))
-        if maxHostConnections > 0 {
-            _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
-        }
+    }
+
+    /// A loop for one blocking transfer, run inline (`run(_:)`).
+    init(inlineOn multi: any LoopMulti) {
+        self.multi = multi
+        share = nil
+        pausesUploads = false
+        webSockets = nil
     }
 
     deinit {
-        // `stop()` cleaned up when the thread ran; otherwise nothing else holds the multi.
-        if threadState == .notStarted { curl_multi_cleanup(multi) }
+        // `stop()` closed it when the thread ran; otherwise nothing else holds it.
+        multi.close()
     }
+
+    // MARK: The session's loop
 
     /// Runs `transfer` (prepared, not yet started) on the loop and returns its result code once
     /// it finished, failed or was cancelled (through its control's `CancellationHandle`).
@@ -66,45 +95,14 @@ final class TransferLoop: @unchecked Sendable {
         defer { if let token { cancellation?.removeWaker(token) } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             transfer.install(continuation)
-            if cancellation?.isCancelled == true {
-                transfer.finish(transfer.state.cancelled())
-            } else if !submit(transfer) {
-                transfer.state.storedError = HTTPTransportError(
-                    code: .other, message: "The session's transfer loop has stopped.", url: transfer.state.requestURL)
-                transfer.finish(CURLE_FAILED_INIT)
-            }
+            if !enqueue(transfer) { refuse(transfer) }
         }
         return transfer.code
     }
 
-    /// Stops the thread after the transfers in flight ended, and waits for it (not when called
-    /// on the loop thread itself); the multi handle and its connections are closed.
-    func stop() {
-        lock.lock()
-        guard threadState == .running else {
-            lock.unlock()
-            return
-        }
-        threadState = .stopping
-        lock.unlock()
-        _ = curl_multi_wakeup(multi)
-        lock.lock()
-        if let threadID, pthread_equal(threadID, pthread_self()) != 0 {
-            lock.unlock()
-            return
-        }
-        while threadState != .stopped { lock.wait() }
-        lock.unlock()
-    }
-
-    /// Transfers the loop holds now (for tests and telemetry).
-    var counts: (submitted: Int, threadRunning: Bool) {
-        lock.withLock { (submitted.count, threadState == .running) }
-    }
-
-    // MARK: Hand-overs (any thread)
-
-    private func submit(_ transfer: LoopTransfer) -> Bool {
+    /// Hands `transfer` to the loop thread (starting it with the first); false once the loop
+    /// stopped (the transfer is left untouched).
+    func enqueue(_ transfer: LoopTransfer) -> Bool {
         lock.lock()
         let state = threadState
         if state == .notStarted { threadState = .running }
@@ -116,245 +114,110 @@ final class TransferLoop: @unchecked Sendable {
         lock.unlock()
         switch state {
         case .notStarted:
-            let thread = Thread { [self] in run() }
+            let thread = Thread { [self] in runThread() }
             thread.name = Self.threadName
             thread.start()
             return true
         case .running:
-            if wakes { _ = curl_multi_wakeup(multi) }
+            if wakes { multi.wake() }
             return true
         case .stopping, .stopped:
             return false
         }
     }
 
-    private func cancel(_ transfer: LoopTransfer) {
-        lock.withLock { cancelled.append(transfer) }
-        _ = curl_multi_wakeup(multi)
+    /// A transfer handed over after the loop stopped ends with this.
+    func refuse(_ transfer: LoopTransfer) {
+        transfer.state.storedError = HTTPTransportError(
+            code: .other, message: "The session's transfer loop has stopped.", url: transfer.state.requestURL)
+        transfer.finish(CURLE_FAILED_INIT)
     }
 
-    /// Wakes the poll so that a paused stream whose consumer took chunks resumes.
-    private func wake() { _ = curl_multi_wakeup(multi) }
+    /// Stops the thread after the transfers in flight ended, and waits for it (not when called
+    /// on the loop thread itself); the multi handle and its connections are closed. A loop that
+    /// never ran stops at once. Transfers handed over afterwards fail.
+    func stop() {
+        lock.lock()
+        switch threadState {
+        case .notStarted:
+            threadState = .stopped
+            lock.unlock()
+            multi.close()
+            return
+        case .stopping, .stopped:
+            lock.unlock()
+            return
+        case .running:
+            threadState = .stopping
+        }
+        lock.unlock()
+        multi.wake()
+        lock.lock()
+        if let threadID, pthread_equal(threadID, pthread_self()) != 0 {
+            lock.unlock()
+            return
+        }
+        while threadState != .stopped { lock.wait() }
+        lock.unlock()
+    }
 
-    static let threadName = "HTTPTransport.loop"
+    /// Transfers waiting to be taken, and whether the thread runs (for tests and telemetry).
+    var counts: (submitted: Int, threadRunning: Bool) {
+        lock.withLock { (submitted.count, threadState == .running || threadState == .stopping) }
+    }
 
-    // MARK: The loop thread
-
-    private func run() {
+    private func runThread() {
         lock.withLock { threadID = pthread_self() }
         while true {
-            lock.lock()
-            let (new, cancelling, stopping) = (submitted, cancelled, threadState == .stopping)
-            submitted = []
-            cancelled = []
-            lock.unlock()
-            for transfer in new where gate.admits(transfer) { add(transfer) }
-            for transfer in cancelling {
-                if running[transfer.handle.curl] === transfer {
-                    remove(transfer, code: transfer.state.cancelled())
-                } else if gate.withdraw(transfer) {
-                    transfer.finish(transfer.state.cancelled())
-                }
-            }
-            for transfer in gate.expire(now: .now) { timedOutWaiting(transfer) }
-            if !uploads.isEmpty { resumeUploads() }
-            var stillRunning: Int32 = 0
-            if curl_multi_perform(multi, &stillRunning) != CURLM_OK { failAll() }
-            // Streams first: what a finished stream received in this round still goes out.
-            driveStreams()
-            collectFinished()
-            if gate.waitingCount > 0 { admitWhereHTTP1() }
-            webSockets.service()
+            let stopping = round()
             if stopping, running.isEmpty {
-                webSockets.closeAll()
+                webSockets?.closeAll()
                 break
             }
-            webSockets.poll(milliseconds: pollMilliseconds())
+            poll()
         }
-        curl_multi_cleanup(multi)
+        multi.close()
         lock.withLock {
             threadState = .stopped
             lock.broadcast()
         }
     }
 
-    private func add(_ transfer: LoopTransfer) {
-        let curl = transfer.handle.curl
-        guard curl_multi_add_handle(multi, curl) == CURLM_OK else {
-            transfer.state.storedError = HTTPTransportError(
-                code: .other, message: "libcurl could not add the transfer to the session's loop.", url: transfer.state.requestURL)
-            transfer.finish(CURLE_FAILED_INIT)
-            for next in gate.release(transfer, httpVersion: 0) { add(next) }
-            return
+    // MARK: Inline
+
+    /// Runs `transfer` on this thread to its end, by the same rounds as the session's loop.
+    func run(_ transfer: LoopTransfer) -> CURLcode {
+        let cancellation = transfer.state.control.cancellation
+        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        defer { if let token { cancellation?.removeWaker(token) } }
+        lock.withLock { submitted.append(transfer) }
+        while true {
+            _ = round()
+            if transfer.isFinished { break }
+            poll()
         }
-        transfer.started = .now
-        running[curl] = transfer
-        if let stream = transfer.state.pacedSink {
-            streams[curl] = transfer
-            // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
-            stream.setWaker { [self] in wake() }
-        }
-        if let upload = transfer.state.upload {
-            uploads[curl] = transfer
-            // (The waker goes with the upload's pipe, closed when the transfer ends.)
-            upload.runsOnLoop { [self] in wake() }
-        }
+        return transfer.code
     }
 
-    /// Resumes the uploads that paused for a chunk which has come since (or their source's end).
-    private func resumeUploads() {
-        for transfer in uploads.values {
-            guard let upload = transfer.state.upload, upload.paused, upload.isReady else { continue }
-            upload.paused = false
-            _ = ccurl_unpause(transfer.handle.curl)
+    // MARK: Hand-overs (any thread)
+
+    /// Ends `transfer` early (its cancellation fired); several calls end it once.
+    func cancel(_ transfer: LoopTransfer) {
+        lock.withLock { cancelled.append(transfer) }
+        multi.wake()
+    }
+
+    /// Wakes the poll: a paused stream's consumer took chunks, or an upload's chunk came.
+    func wake() { multi.wake() }
+
+    /// Takes what other threads handed over since the last round (under `lock`).
+    func takeHandOvers() -> (new: [LoopTransfer], cancelled: [LoopTransfer], stopping: Bool) {
+        lock.lock()
+        defer {
+            submitted = []
+            cancelled = []
+            lock.unlock()
         }
+        return (submitted, cancelled, threadState == .stopping)
     }
-
-    /// Takes `transfer` off the multi handle (when still on it) and hands its result back; a
-    /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
-    private func remove(_ transfer: LoopTransfer, code: CURLcode) {
-        let curl = transfer.handle.curl
-        guard running[curl] === transfer else { return }
-        running[curl] = nil
-        uploads[curl] = nil
-        var code = code
-        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.pacedSink {
-            if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {
-                code = CURLE_ABORTED_BY_CALLBACK
-            }
-            stream.setWaker(nil)
-        }
-        // A WebSocket's handshake: its handle stays on the multi handle, with the connection.
-        if code == CURLE_OK, let link = transfer.request.webSocket {
-            if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
-            code = CURLE_COULDNT_CONNECT
-        }
-        var httpVersion = 0
-        if transfer.multiplexOrigin != nil { _ = ccurl_getinfo_long(curl, CURLINFO_HTTP_VERSION, &httpVersion) }
-        curl_multi_remove_handle(multi, curl)
-        transfer.finish(code)
-        for next in gate.release(transfer, httpVersion: httpVersion) { addAfterWaiting(next) }
-    }
-
-    /// A transfer the multiplex gate let in late joins with what is left of its time-out.
-    private func addAfterWaiting(_ transfer: LoopTransfer) {
-        if let deadline = transfer.deadline {
-            let left = max(1, Int(((deadline - .now) / .milliseconds(1)).rounded(.up)))
-            try? transfer.handle.set(CURLOPT_TIMEOUT_MS, left)
-        }
-        add(transfer)
-    }
-
-    /// An origin whose first answer's head came over HTTP/1 has no multiplexing limit: its
-    /// waiting transfers go in at once, not when one of its (maybe long) transfers ends.
-    private func admitWhereHTTP1() {
-        var learned: Set<String> = []
-        for transfer in running.values where !transfer.versionKnown {
-            guard let key = transfer.multiplexOrigin, transfer.state.statusCode != nil else { continue }
-            transfer.versionKnown = true
-            var version = 0
-            _ = ccurl_getinfo_long(transfer.handle.curl, CURLINFO_HTTP_VERSION, &version)
-            if version > 0 && version < 3 /* CURL_HTTP_VERSION_2_0 */ { learned.insert(key) }
-        }
-        for key in learned {
-            for next in gate.learnedHTTP1(key) { addAfterWaiting(next) }
-        }
-    }
-
-    /// A transfer whose time-out passed while it waited in the multiplex gate.
-    private func timedOutWaiting(_ transfer: LoopTransfer) {
-        transfer.state.storedError = HTTPTransportError(
-            code: .timeout, message: "The request timed out waiting for a stream of its origin's HTTP/2 connection.",
-            url: transfer.state.requestURL)
-        transfer.finish(CURLE_OPERATION_TIMEDOUT)
-    }
-
-    private func collectFinished() {
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let curl = message.pointee.easy_handle,
-                  let transfer = running[curl] else { continue }
-            remove(transfer, code: message.pointee.data.result)
-        }
-    }
-
-    /// A stream's turn: its head announced, its chunks handed over, its time-outs checked, and a
-    /// paused one resumed (`curl_easy_pause` belongs to this thread).
-    private func driveStreams() {
-        for transfer in Array(streams.values) {
-            guard let stream = transfer.state.pacedSink, let engine = transfer.engine else { continue }
-            if let code = CancellableTransfer.drive(stream, handle: transfer.handle, state: transfer.state,
-                                                    request: transfer.request, engine: engine, started: transfer.started) {
-                remove(transfer, code: code)
-            }
-        }
-    }
-
-    /// libcurl failed as a whole (out of memory): every transfer ends with that failure.
-    private func failAll() {
-        for transfer in Array(running.values) { remove(transfer, code: CURLE_OUT_OF_MEMORY) }
-    }
-
-    private func pollMilliseconds() -> Int32 {
-        var wait = Self.idlePoll
-        let now = ContinuousClock.now
-        for transfer in streams.values {
-            if let stream = transfer.state.pacedSink { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
-        }
-        if let deadline = webSockets.nextDeadline { wait = min(wait, max(.zero, deadline - now)) }
-        if let deadline = gate.earliestDeadline { wait = min(wait, max(.zero, deadline - now)) }
-        return Int32(max(0, (wait / .milliseconds(1)).rounded(.up)))
-    }
-}
-
-/// One transfer on the loop: what the loop thread needs to run it, and its result handed back
-/// to the awaiting task under `lock` (which ThreadSanitizer sees; the continuation only wakes
-/// the task).
-final class LoopTransfer: @unchecked Sendable {
-    let handle: EasyHandle
-    let state: TransferState
-    let request: RawRequest
-    /// For a stream's head (its metrics); nil otherwise. (A strong reference, for as long as
-    /// the transfer runs: the engine outlives it anyway, its session being in use.)
-    let engine: CurlEngine?
-    /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
-    @exclusivity(unchecked) var started = ContinuousClock.now
-    /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
-    /// to the multi handle at once.
-    let multiplexOrigin: String?
-    /// Whether the loop read the HTTP version of its head (`MultiplexGate`). Loop thread only.
-    @exclusivity(unchecked) var versionKnown = false
-    /// When its time-out ends, for a transfer the multiplex gate may hold back (nil: none).
-    let deadline: ContinuousClock.Instant?
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
-    private var result: CURLcode?  // guarded by `lock`
-
-    init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
-         multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil) {
-        self.handle = handle
-        self.multiplexOrigin = multiplexOrigin
-        self.deadline = deadline
-        self.state = state
-        self.request = request
-        self.engine = engine
-    }
-
-    func install(_ continuation: CheckedContinuation<Void, Never>) {
-        lock.withLock { self.continuation = continuation }
-    }
-
-    /// The transfer ended with `code`: the awaiting task resumes (once).
-    func finish(_ code: CURLcode) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard result == nil else { return nil }
-            result = code
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume()
-    }
-
-    /// The code it ended with (read by the task after it resumed).
-    var code: CURLcode { lock.withLock { result ?? CURLE_FAILED_INIT } }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// handle stays in the multi handle afterwards (libcurl finds the connection through it), until
 /// the socket ends.
 final class WebSocketHub: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
+    private let multi: any LoopMulti
     private let lock = NSLock()
     // Guarded by `lock`.
     private var dirty: [WebSocketLink] = []
@@ -23,7 +23,7 @@ final class WebSocketHub: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var nextDeadline: ContinuousClock.Instant?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
-    init(multi: UnsafeMutableRawPointer) {
+    init(multi: any LoopMulti) {
         self.multi = multi
     }
 
@@ -50,7 +50,7 @@ final class WebSocketHub: @unchecked Sendable {
         let wakes = dirty.isEmpty
         dirty.append(link)
         // (Under the lock: the multi handle lives until `closeAll` set `stopped`.)
-        if wakes { _ = curl_multi_wakeup(multi) }
+        if wakes { multi.wake() }
     }
 
     /// The loop's turn: sockets that were woken, then those whose timers are due.
@@ -92,8 +92,7 @@ final class WebSocketHub: @unchecked Sendable {
             descriptors.append(curl_waitfd(fd: connection.socket, events: events, revents: 0))
             polled.append(link)
         }
-        let count = UInt32(descriptors.count)
-        _ = descriptors.withUnsafeMutableBufferPointer { curl_multi_poll(multi, $0.baseAddress, count, milliseconds, nil) }
+        descriptors.withUnsafeMutableBufferPointer { multi.poll($0, milliseconds: milliseconds) }
         let now = ContinuousClock.now
         for (index, link) in polled.enumerated() where descriptors[index].revents != 0 {
             serve(link, now: now)
@@ -126,7 +125,7 @@ final class WebSocketHub: @unchecked Sendable {
     /// The handle leaves the multi handle and is closed, with its connection.
     private func release(_ link: WebSocketLink) {
         guard let connection = link.connection else { return }
-        curl_multi_remove_handle(multi, connection.handle.curl)
+        multi.remove(connection.handle.curl)
         link.connection = nil
     }
 }

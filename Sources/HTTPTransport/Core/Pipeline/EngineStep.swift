@@ -1,7 +1,7 @@
 /// Below the last step: the session's engine performs the exchange. The blocking interpreter
-/// runs it on the calling thread; the async one awaits it on the session's transfer loop
-/// (libcurl's engine) or, for another engine (a stub, a replay, your own), which may block, on
-/// one of the session's transfer threads.
+/// runs it on the calling thread; the async one awaits the engine's `executeAsync` (libcurl's:
+/// on the session's transfer loop; another engine's, by default, on one of the session's
+/// transfer threads).
 enum EngineStep {
     static func exchange(_ request: RawRequest, context: HTTPSendContext) -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
@@ -10,11 +10,7 @@ enum EngineStep {
 
     static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
-        let session = context.pipeline.session
-        let control = context.control
-        if let loopEngine = session.loopEngine { return await loopEngine.executeOnLoop(request, control: control) }
-        let engine = session.engine
-        return await session.onTransferThread(for: request.url.absoluteString) { engine.execute(request, control: control) }
+        return await context.pipeline.session.executeAsync(request, control: context.control)
     }
 
     /// `request`, asking the engine for the head it sends when the pipeline records it.

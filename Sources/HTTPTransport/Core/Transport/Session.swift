@@ -116,9 +116,6 @@ public final class Session: Sendable {
     /// Threads for what must block: another engine's exchanges in async sends (a stub, a
     /// replay, yours) and the cache's background revalidations.
     let asyncThreads: TransferThreads
-    /// The engine's way to run an exchange without holding a thread (libcurl's transfer loop);
-    /// nil for other engines, which run on `asyncThreads`.
-    let loopEngine: (any LoopEngine)?
     /// `maxConcurrentTransfers`: the async sends, fan-out requests and streams running at once.
     let transferGate: TransferGate
     /// Where async sends run their steps between waits (`SessionExecutor`).
@@ -145,7 +142,6 @@ public final class Session: Sendable {
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
             idleTimeout: 30)
         features = SessionFeatures(security: security, configuration: configuration, engine: engine, clock: clock)
-        loopEngine = engine as? any LoopEngine
         transferGate = TransferGate(limit: configuration.maxConcurrentTransfers)
         executor = SessionExecutor(maxThreads: Self.executorThreads)
         progressThreads = TransferThreads(maxThreads: Self.executorThreads, idleTimeout: 30, threadName: "HTTPTransport.progress")
@@ -190,6 +186,11 @@ public protocol HTTPEngine: Sendable {
     /// Sends `request` and returns what came back, or a response whose `error` says why not.
     /// Must not follow redirects: the pipeline does.
     func execute(_ request: RawRequest, control: TransferControl) -> RawResponse
+
+    /// The same exchange in an async send, the task suspended while it runs. The default runs
+    /// `execute` on one of the session's transfer threads; implement it when your engine can
+    /// wait without a thread (libcurl's runs the transfer on the session's transfer loop).
+    func executeAsync(_ request: RawRequest, control: TransferControl) async -> RawResponse
 }
 
 /// Per-send controls an engine honours: progress reports and cancellation.

@@ -142,7 +142,7 @@ final class StreamReceiver: PacedBodySink {
             // (Unpausing hands the held chunk to the write callback at once, which may pause again.)
             isPaused = false
             lastActivity = .now
-            turn.handle.resumeTransfer()
+            turn.resumeTransfer()
             guard flushPending(state, handle: turn.handle) else { return .aborted }
         }
         return nil

@@ -16,8 +16,7 @@ final class TransferFailureOrderTests: XCTestCase {
         let engine = CurlEngine(security: .noEvaluation, configuration: configuration)
         let request = try HTTPRequest(endpoint: server.http + "/get").resolve()
         let transfer = try engine.prepare(request, control: TransferControl())
-        let code = CancellableTransfer.perform(transfer.handle, cancellation: nil, state: transfer.state,
-                                               request: request, engine: engine)
+        let code = CancellableTransfer().perform(transfer, request: request, engine: engine)
         record(transfer.state)
         let chosen = CurlErrorMapping.failure(of: transfer, code: code, request: request,
                                               connectionOptions: engine.connectionOptions)

@@ -1,0 +1,171 @@
+import CCurl
+import Foundation
+
+/// A round of the loop, the same for the session's thread and an inline transfer: hand-overs,
+/// libcurl's work, streams, finished transfers, the multiplex gate, WebSockets; then the poll.
+extension TransferLoop {
+    /// One round; returns whether the loop was asked to stop (the session's loop).
+    func round() -> Bool {
+        let (new, cancelling, stopping) = takeHandOvers()
+        for transfer in new { admit(transfer) }
+        for transfer in cancelling { end(transfer) }
+        for transfer in gate.expire(now: .now) { timedOutWaiting(transfer) }
+        if !uploads.isEmpty { resumeUploads() }
+        if !multi.perform() { failAll() }
+        // Streams first: what a finished stream received in this round still goes out.
+        driveStreams()
+        collectFinished()
+        if gate.waitingCount > 0 { admitWhereHTTP1() }
+        webSockets?.service()
+        return stopping
+    }
+
+    /// Waits for sockets, libcurl's timers or a wake-up, at most until a stream's, a
+    /// WebSocket's or a gated transfer's next deadline.
+    func poll() {
+        let milliseconds = pollMilliseconds()
+        if let webSockets {
+            webSockets.poll(milliseconds: milliseconds)
+        } else {
+            multi.poll(UnsafeMutableBufferPointer(start: nil, count: 0), milliseconds: milliseconds)
+        }
+    }
+
+    /// A new transfer: ended at once when cancelled before it got here (its cancellation's
+    /// wake-up may have come before the transfer did), else onto the multi handle or into the gate.
+    private func admit(_ transfer: LoopTransfer) {
+        if transfer.state.control.cancellation?.isCancelled == true {
+            transfer.finish(transfer.state.cancelled())
+        } else if gate.admits(transfer) {
+            add(transfer)
+        }
+    }
+
+    /// A cancelled transfer ends: taken off the multi handle, or out of the gate. One that
+    /// already ended (or another transfer now on its easy handle) is left alone.
+    private func end(_ transfer: LoopTransfer) {
+        if running[transfer.handle.curl] === transfer {
+            remove(transfer, code: transfer.state.cancelled())
+        } else if gate.withdraw(transfer) {
+            transfer.finish(transfer.state.cancelled())
+        }
+    }
+
+    private func add(_ transfer: LoopTransfer) {
+        let curl = transfer.handle.curl
+        guard multi.add(curl) else {
+            transfer.state.storedError = HTTPTransportError(
+                code: .other, message: "libcurl could not add the transfer to the transfer loop.", url: transfer.state.requestURL)
+            transfer.finish(CURLE_FAILED_INIT)
+            for next in gate.release(transfer, httpVersion: 0) { add(next) }
+            return
+        }
+        transfer.started = .now
+        running[curl] = transfer
+        if let stream = transfer.state.pacedSink {
+            streams[curl] = transfer
+            // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
+            stream.setWaker { [self] in wake() }
+        }
+        if pausesUploads, let upload = transfer.state.upload {
+            uploads[curl] = transfer
+            // (The waker goes with the upload's pipe, closed when the transfer ends.)
+            upload.runsOnLoop { [self] in wake() }
+        }
+    }
+
+    /// Resumes the uploads that paused for a chunk which has come since (or their source's end).
+    private func resumeUploads() {
+        for transfer in uploads.values {
+            guard let upload = transfer.state.upload, upload.paused, upload.isReady else { continue }
+            upload.paused = false
+            multi.unpause(transfer.handle.curl)
+            resumed = true
+        }
+    }
+
+    /// Takes `transfer` off the multi handle (when still on it) and hands its result back; a
+    /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
+    func remove(_ transfer: LoopTransfer, code: CURLcode) {
+        let curl = transfer.handle.curl
+        guard running[curl] === transfer else { return }
+        running[curl] = nil
+        uploads[curl] = nil
+        var code = code
+        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.pacedSink {
+            if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {
+                code = CURLE_ABORTED_BY_CALLBACK
+            }
+            stream.setWaker(nil)
+        }
+        // A WebSocket's handshake: its handle stays on the multi handle, with the connection.
+        if code == CURLE_OK, let link = transfer.request.webSocket, let webSockets {
+            if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
+            code = CURLE_COULDNT_CONNECT
+        }
+        let httpVersion = transfer.multiplexOrigin != nil ? multi.httpVersion(of: curl) : 0
+        // (Off the multi handle before the result goes back: the caller may reuse the handle.)
+        multi.remove(curl)
+        transfer.finish(code)
+        for next in gate.release(transfer, httpVersion: httpVersion) { addAfterWaiting(next) }
+    }
+
+    /// A transfer the multiplex gate let in late joins with what is left of its time-out.
+    private func addAfterWaiting(_ transfer: LoopTransfer) {
+        if let deadline = transfer.deadline {
+            let left = max(1, Int(((deadline - .now) / .milliseconds(1)).rounded(.up)))
+            try? transfer.handle.set(CURLOPT_TIMEOUT_MS, left)
+        }
+        add(transfer)
+    }
+
+    /// An origin whose first answer's head came over HTTP/1 has no multiplexing limit: its
+    /// waiting transfers go in at once, not when one of its (maybe long) transfers ends.
+    private func admitWhereHTTP1() {
+        var learned: Set<String> = []
+        for transfer in running.values where !transfer.versionKnown {
+            guard let key = transfer.multiplexOrigin, transfer.state.statusCode != nil else { continue }
+            transfer.versionKnown = true
+            let version = multi.httpVersion(of: transfer.handle.curl)
+            if version > 0 && version < 3 /* CURL_HTTP_VERSION_2_0 */ { learned.insert(key) }
+        }
+        for key in learned {
+            for next in gate.learnedHTTP1(key) { addAfterWaiting(next) }
+        }
+    }
+
+    /// A transfer whose time-out passed while it waited in the multiplex gate.
+    private func timedOutWaiting(_ transfer: LoopTransfer) {
+        transfer.state.storedError = HTTPTransportError(
+            code: .timeout, message: "The request timed out waiting for a stream of its origin's HTTP/2 connection.",
+            url: transfer.state.requestURL)
+        transfer.finish(CURLE_OPERATION_TIMEDOUT)
+    }
+
+    private func collectFinished() {
+        while let (curl, code) = multi.nextFinished() {
+            guard let transfer = running[curl] else { continue }
+            remove(transfer, code: code)
+        }
+    }
+
+    /// libcurl failed as a whole (out of memory): every transfer ends with that failure.
+    private func failAll() {
+        for transfer in Array(running.values) { remove(transfer, code: CURLE_OUT_OF_MEMORY) }
+    }
+
+    private func pollMilliseconds() -> Int32 {
+        if resumed {
+            resumed = false
+            return 0
+        }
+        var wait = Self.idlePoll
+        let now = ContinuousClock.now
+        for transfer in streams.values {
+            if let stream = transfer.state.pacedSink { wait = min(wait, stream.nextCheck(at: now, started: transfer.started)) }
+        }
+        if let deadline = webSockets?.nextDeadline { wait = min(wait, max(.zero, deadline - now)) }
+        if let deadline = gate.earliestDeadline { wait = min(wait, max(.zero, deadline - now)) }
+        return Int32(max(0, (wait / .milliseconds(1)).rounded(.up)))
+    }
+}

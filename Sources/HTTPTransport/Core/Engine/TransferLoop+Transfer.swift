@@ -1,0 +1,64 @@
+import CCurl
+import Foundation
+
+/// One transfer on a `TransferLoop`: what the loop needs to run it, and its result, handed back
+/// exactly once under `lock` (which ThreadSanitizer sees; the continuation only wakes the task).
+/// Whatever ends it first (libcurl's result, its cancellation, the multiplex gate's time-out, a
+/// stopped loop) decides the result; later attempts change nothing.
+final class LoopTransfer: @unchecked Sendable {
+    let handle: EasyHandle
+    let state: TransferState
+    let request: RawRequest
+    /// For a stream's head (its metrics); nil otherwise. (A strong reference, for as long as
+    /// the transfer runs: the engine outlives it anyway, its session being in use.)
+    let engine: CurlEngine?
+    /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
+    @exclusivity(unchecked) var started = ContinuousClock.now
+    /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
+    /// to the multi handle at once.
+    let multiplexOrigin: String?
+    /// Whether the loop read the HTTP version of its head (`MultiplexGate`). Loop thread only.
+    @exclusivity(unchecked) var versionKnown = false
+    /// When its time-out ends, for a transfer the multiplex gate may hold back (nil: none).
+    let deadline: ContinuousClock.Instant?
+    /// Runs once it ended, on the thread that ended it (tests).
+    private let onFinish: (@Sendable (CURLcode) -> Void)?
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
+    private var result: CURLcode?  // guarded by `lock`
+
+    init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
+         multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil,
+         onFinish: (@Sendable (CURLcode) -> Void)? = nil) {
+        self.handle = handle
+        self.multiplexOrigin = multiplexOrigin
+        self.deadline = deadline
+        self.state = state
+        self.request = request
+        self.engine = engine
+        self.onFinish = onFinish
+    }
+
+    func install(_ continuation: CheckedContinuation<Void, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    /// The transfer ended with `code`: the awaiting task resumes. Only the first call counts.
+    func finish(_ code: CURLcode) {
+        let (first, waiting) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard result == nil else { return (false, nil) }
+            result = code
+            defer { continuation = nil }
+            return (true, continuation)
+        }
+        guard first else { return }
+        onFinish?(code)
+        waiting?.resume()
+    }
+
+    /// Whether it ended.
+    var isFinished: Bool { lock.withLock { result != nil } }
+
+    /// The code it ended with (read by the task after it resumed).
+    var code: CURLcode { lock.withLock { result ?? CURLE_FAILED_INIT } }
+}
