@@ -20,13 +20,17 @@ extension WebSocketLink {
     // MARK: Sending
 
     private func flush(_ connection: WebSocketConnection, now: ContinuousClock.Instant) {
+        // (The commands carried out leave at once when the turn ends: one by one, removing the
+        // first of 16,000 queued empty messages each time, the loop would take quadratic time.)
+        var carried = 0
         do throws(HTTPTransportError) {
-            while let command = connection.pending.first {
-                guard try carryOut(command, connection, now: now) else {
+            defer { connection.pending.removeFirst(carried) }
+            while carried < connection.pending.count {
+                guard try carryOut(connection.pending[carried], connection, now: now) else {
                     connection.blockedOnSend = true
                     return
                 }
-                connection.pending.removeFirst()
+                carried += 1
             }
             connection.blockedOnSend = false
         } catch {
