@@ -14,7 +14,9 @@ the number sent so far written to FILE after each), /feed (a text message "tick 
 (its 101 sets the cookie feed=abc123, then it closes), /protocol (echoes the chosen subprotocol as a text message).
 
 The hostile server's paths: /badutf8, /oversize?size=N, /noclose, /fragmented, /status
-(403 with a body), /redirect (302), /nopong (never answers a ping; echoes a close).
+(403 with a body), /redirect (302), /nopong (never answers a ping; echoes a close),
+/stall?id=X (reads nothing until a plain GET /release?id=X answered 204, or for 60 s; then
+echoes).
 """
 import argparse
 import asyncio
@@ -93,10 +95,10 @@ async def read_frame(reader):
     elif length == 127:
         length = struct.unpack(">Q", await reader.readexactly(8))[0]
     mask = await reader.readexactly(4) if second & 0x80 else b"\0\0\0\0"
-    payload = bytearray(await reader.readexactly(length))
-    for index in range(length):
-        payload[index] ^= mask[index % 4]
-    return first & 0x0F, bytes(payload)
+    payload = await reader.readexactly(length)
+    # (Unmasked as one big number: a loop over the bytes takes seconds per MiB.)
+    key = (mask * (length // 4 + 1))[:length]
+    return first & 0x0F, (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(length, "big")
 
 
 async def echo_close(reader, writer, answer_pings=True, answer=None):
@@ -154,6 +156,22 @@ async def endless(writer, query):
     writer.close()
 
 
+# /stall's connections waiting for their /release, by id.
+STALLED = {}
+
+
+async def stall(reader, writer, query):
+    """Reads nothing until /release?id=... (or 60 s): the kernel's buffers fill, then the client's."""
+    writer.transport.pause_reading()
+    released = STALLED.setdefault(query.get("id", ""), asyncio.Event())
+    try:
+        await asyncio.wait_for(released.wait(), timeout=60)
+    except asyncio.TimeoutError:
+        pass
+    writer.transport.resume_reading()
+    await echo_close(reader, writer)
+
+
 async def hostile(reader, writer):
     head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
     path = head.split(" ")[1]
@@ -161,6 +179,12 @@ async def hostile(reader, writer):
     query = dict(urllib.parse.parse_qsl(url.query))
     if url.path == "/status":
         writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\ndenied")
+        await writer.drain()
+        writer.close()
+        return
+    if url.path == "/release":
+        STALLED.setdefault(query.get("id", ""), asyncio.Event()).set()
+        writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
         await writer.drain()
         writer.close()
         return
@@ -187,6 +211,9 @@ async def hostile(reader, writer):
         # Empty messages, two bytes each on the wire: a flood the client's byte count alone
         # would not bound; then "end".
         writer.write(frame(2, b"") * int(query.get("count", "1000")) + frame(1, b"end"))
+    elif url.path == "/stall":
+        await writer.drain()
+        return await stall(reader, writer, query)
     elif url.path == "/closewith":
         return await close_with(reader, writer, query)
     elif url.path == "/endless":

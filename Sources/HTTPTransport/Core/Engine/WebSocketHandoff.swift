@@ -50,6 +50,12 @@ final class WebSocketHandoff<Value: Sendable>: @unchecked Sendable {
     /// Suspends the task until a value was delivered; `cancelled` is delivered when the task is
     /// cancelled first.
     func value(cancelled: @autoclosure @Sendable () -> Value) async -> Value {
+        await value(onCancel: { deliver(cancelled()) })
+    }
+
+    /// Suspends the task until a value was delivered; `onCancel` runs when the task is cancelled
+    /// first (it decides what, if anything, to deliver).
+    func value(onCancel: @Sendable () -> Void) async -> Value {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
                 lock.lock()
@@ -62,7 +68,58 @@ final class WebSocketHandoff<Value: Sendable>: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            deliver(cancelled())
+            onCancel()
+        }
+    }
+}
+
+/// One queued message on its way out: its sender's hand-off and whether it may still be
+/// withdrawn. A sender whose task is cancelled withdraws it while no byte of its frame went to
+/// libcurl (it is then never sent); once the loop began the frame it goes out whole, and the
+/// cancelled sender hears that it was (partly) sent.
+final class WebSocketSend: @unchecked Sendable {
+    enum State {
+        /// Waiting in the queue.
+        case queued
+        /// The loop handed (part of) its frame to libcurl.
+        case started
+        /// Its cancelled sender took it back.
+        case withdrawn
+    }
+
+    let done = WebSocketHandoff<WebSocketOutcome>()
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var state = State.queued
+
+    /// The loop is about to hand its frame to libcurl: false when it was withdrawn (skip it).
+    func begin() -> Bool {
+        lock.withLock {
+            guard state != .withdrawn else { return false }
+            state = .started
+            return true
+        }
+    }
+
+    /// Whether its sender took it back.
+    var isWithdrawn: Bool { lock.withLock { state == .withdrawn } }
+
+    /// The sender's task was cancelled: a queued message is withdrawn and its sender hears
+    /// `notSent` (true is returned); a started one stays, and its sender hears `partlySent`.
+    /// Nothing changes when the sender was answered already.
+    func withdraw(notSent: HTTPTransportError, partlySent: HTTPTransportError) -> Bool {
+        lock.withLock {
+            switch state {
+            case .queued:
+                guard done.deliver(.failure(notSent)) else { return false }
+                state = .withdrawn
+                return true
+            case .started:
+                done.deliver(.failure(partlySent))
+                return false
+            case .withdrawn:
+                return false
+            }
         }
     }
 }

@@ -8,7 +8,9 @@ extension WebSocketLink {
     /// Returns false once the socket ended (the hub then lets go of its handle).
     func service(now: ContinuousClock.Instant, buffer: UnsafeMutableRawBufferPointer) -> Bool {
         guard let connection, !connection.ended else { return false }
-        connection.pending += takeCommands()
+        let taken = takeCommands()
+        if taken.withdrawals { connection.pending.removeAll(where: Self.isWithdrawn) }
+        connection.pending += taken.commands
         flush(connection, now: now)
         if !connection.ended, wantsMessages { read(connection, now: now, buffer: buffer) }
         if !connection.ended { checkTimers(connection, now: now) }
@@ -18,13 +20,17 @@ extension WebSocketLink {
     // MARK: Sending
 
     private func flush(_ connection: WebSocketConnection, now: ContinuousClock.Instant) {
+        // (The commands carried out leave at once when the turn ends: one by one, removing the
+        // first of 16,000 queued empty messages each time, the loop would take quadratic time.)
+        var carried = 0
         do throws(HTTPTransportError) {
-            while let command = connection.pending.first {
-                guard try carryOut(command, connection, now: now) else {
+            defer { connection.pending.removeFirst(carried) }
+            while carried < connection.pending.count {
+                guard try carryOut(connection.pending[carried], connection, now: now) else {
                     connection.blockedOnSend = true
                     return
                 }
-                connection.pending.removeFirst()
+                carried += 1
             }
             connection.blockedOnSend = false
         } catch {
@@ -36,15 +42,17 @@ extension WebSocketLink {
     private func carryOut(_ command: Command, _ connection: WebSocketConnection,
                           now: ContinuousClock.Instant) throws(HTTPTransportError) -> Bool {
         switch command {
-        case .send(let flags, let payload, let done):
+        case .send(let flags, let payload, let message):
+            // (Its cancelled sender took it back before any byte went: it is never sent.)
+            guard message.begin() else { return true }
             if connection.closeSent != nil {
-                sent(payload.count)
-                done?.deliver(.failure(HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url)))
+                sent(payloadCount: payload.count)
+                message.done.deliver(.failure(HTTPTransportError(code: .cancelled, message: "The WebSocket is closing.", url: url)))
                 return true
             }
             guard try connection.sendFrame(flags: flags, payload: payload, url: url) else { return false }
-            sent(payload.count)
-            done?.deliver(.success(()))
+            sent(payloadCount: payload.count)
+            message.done.deliver(.success(()))
         case .ping(let payload, let done):
             guard try connection.sendFrame(flags: Int32(CCURL_WS_PING), payload: payload, url: url) else { return false }
             connection.pingWaiters.append((now + settings.pongTimeout, done))
@@ -57,6 +65,10 @@ extension WebSocketLink {
             if let done { connection.closeWaiters.append(done) }
         }
         return true
+    }
+
+    private static func isWithdrawn(_ command: Command) -> Bool {
+        if case .send(_, _, let message) = command { message.isWithdrawn } else { false }
     }
 
     // MARK: Receiving

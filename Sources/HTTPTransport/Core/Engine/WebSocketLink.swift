@@ -22,8 +22,8 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// Work for the loop.
     enum Command {
-        /// (`done`: the sender's waiter, nil when it was answered as the message was queued.)
-        case send(flags: Int32, payload: Data, done: WebSocketHandoff<WebSocketOutcome>?)
+        /// (`message`: its sender's waiter, answered already when the queue had room.)
+        case send(flags: Int32, payload: Data, message: WebSocketSend)
         case ping(payload: Data, done: WebSocketHandoff<WebSocketOutcome>)
         case close(code: WebSocketCloseCode, reason: String, done: WebSocketHandoff<WebSocketOutcome>?)
     }
@@ -37,7 +37,8 @@ final class WebSocketLink: @unchecked Sendable {
     /// Received bytes held for receivers before the socket stops reading.
     static let bufferLimit = 1 << 20
     /// What keeping one message costs beside its payload (its place in the queue, its storage's
-    /// header), counted against `bufferLimit` so that a flood of empty messages is bounded too.
+    /// header, a frame's header on the wire), counted against `bufferLimit`, received and to
+    /// send, so that a flood of empty messages is bounded too.
     static let messageOverhead = 64
 
     let settings: Settings
@@ -47,8 +48,10 @@ final class WebSocketLink: @unchecked Sendable {
     private var inbox: [WebSocketMessage] = []
     private var inboxStart = 0
     private var inboxBytes = 0
-    /// Payload bytes of queued messages libcurl has not taken yet.
+    /// Queued messages libcurl has not taken yet, each counted as `heldSize`.
     private var outboxBytes = 0
+    /// A sender withdrew a message the loop may hold already: it drops withdrawn ones.
+    private var withdrawals = false
     private var ending: Ending?
     private var receivers: [WebSocketHandoff<WebSocketReceipt>] = []
     private var commands: [Command] = []
@@ -71,30 +74,60 @@ final class WebSocketLink: @unchecked Sendable {
     // MARK: Callers (any thread)
 
     /// Queues a whole message (`CCURL_WS_TEXT` or `CCURL_WS_BINARY`). While less than
-    /// `bufferLimit` waits to go out, the sender is answered at once (a failure later fails the
-    /// socket, which its receivers hear); beyond it, once libcurl took the message.
-    func send(flags: Int32, payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
-        let done = WebSocketHandoff<WebSocketOutcome>()
+    /// `bufferLimit` waits to go out (each message counted as `heldSize`), the sender is
+    /// answered at once (a failure later fails the socket, which its receivers hear); beyond
+    /// it, once libcurl took the message (back-pressure, also for empty messages).
+    func send(flags: Int32, payload: Data) -> WebSocketSend {
+        let message = WebSocketSend()
+        let size = Self.heldSize(payloadCount: payload.count)
         lock.lock()
         if let refusal {
             lock.unlock()
-            done.deliver(.failure(refusal))
-            return done
+            message.done.deliver(.failure(refusal))
+            return message
         }
-        let answered = outboxBytes + payload.count <= Self.bufferLimit
-        outboxBytes += payload.count
-        commands.append(.send(flags: flags, payload: payload, done: answered ? nil : done))
+        let answered = outboxBytes + size <= Self.bufferLimit
+        outboxBytes += size
+        if answered { message.done.deliver(.success(())) }
+        commands.append(.send(flags: flags, payload: payload, message: message))
         let hub = active ? hub : nil
         lock.unlock()
-        if answered { done.deliver(.success(())) }
         hub?.markDirty(self)
-        return done
+        return message
     }
 
-    /// The loop took (or dropped) a message of `count` bytes.
-    func sent(_ count: Int) {
-        lock.withLock { outboxBytes -= count }
+    /// The sender of `message` (of `payloadCount` bytes) was cancelled while it waited: a
+    /// message no byte of which went to libcurl leaves the queue and is never sent (`.cancelled`);
+    /// one the loop began goes out whole, and the sender hears it was partly sent (`.other`).
+    func withdraw(_ message: WebSocketSend, payloadCount: Int) {
+        let partly = HTTPTransportError(
+            code: .other, message: "The task was cancelled while its WebSocket message was going out: part of it was sent, so it "
+                + "cannot be withdrawn and the rest follows. Do not send it again; close the socket if the peer must not act on it.",
+            url: url)
+        let cancelled = HTTPTransportError(code: .cancelled, message: "The task was cancelled; its WebSocket message was not sent.", url: url)
+        guard message.withdraw(notSent: cancelled, partlySent: partly) else { return }
+        lock.lock()
+        outboxBytes -= Self.heldSize(payloadCount: payloadCount)
+        let queuedBefore = commands.count
+        commands.removeAll { if case .send(_, _, let queued) = $0 { queued === message } else { false } }
+        // (Not found here: the loop took it; it drops it on its next turn.)
+        let held = commands.count == queuedBefore
+        if held { withdrawals = true }
+        let hub = held && active ? hub : nil
+        lock.unlock()
+        hub?.markDirty(self)
     }
+
+    /// The loop took (or dropped) a message of `payloadCount` bytes.
+    func sent(payloadCount: Int) {
+        lock.withLock { outboxBytes -= Self.heldSize(payloadCount: payloadCount) }
+    }
+
+    /// What waits to go out, counted as the bound counts it (for tests).
+    var queuedBytes: Int { lock.withLock { outboxBytes } }
+
+    /// Commands the loop has not taken yet (for tests).
+    var untakenCommands: Int { lock.withLock { commands.count } }
 
     /// Queues a ping; delivered once its pong arrived.
     func ping(payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
@@ -235,11 +268,15 @@ final class WebSocketLink: @unchecked Sendable {
         hub?.markDirty(self)
     }
 
-    /// The commands queued since the last call.
-    func takeCommands() -> [Command] {
+    /// The commands queued since the last call, and whether the loop should drop the sends
+    /// it holds that were withdrawn since.
+    func takeCommands() -> (commands: [Command], withdrawals: Bool) {
         lock.withLock {
-            defer { commands.removeAll(keepingCapacity: true) }
-            return commands
+            defer {
+                commands.removeAll(keepingCapacity: true)
+                withdrawals = false
+            }
+            return (commands, withdrawals)
         }
     }
 
@@ -306,7 +343,7 @@ final class WebSocketLink: @unchecked Sendable {
     /// Hands a command's waiter its failure (a close succeeds once the socket ended).
     static func fail(_ command: Command, _ error: HTTPTransportError, closed: Bool) {
         switch command {
-        case .send(_, _, let done): done?.deliver(.failure(error))
+        case .send(_, _, let message): message.done.deliver(.failure(error))
         case .ping(_, let done): done.deliver(.failure(error))
         case .close(_, _, let done): done?.deliver(closed ? .success(()) : .failure(error))
         }

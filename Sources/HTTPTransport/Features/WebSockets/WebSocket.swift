@@ -48,10 +48,17 @@ public final class WebSocket: Sendable {
     // MARK: Async
 
     /// Sends a whole message, after those queued before it: returns once it is queued while
-    /// less than about 1 MiB waits to go out, else once libcurl took it. A send that fails
-    /// later fails the socket (`receive` and `messages` throw). Throws when the socket closed.
+    /// less than about 1 MiB waits to go out (each message counting a little more than its
+    /// payload), else once libcurl took it. A send that fails later fails the socket (`receive`
+    /// and `messages` throw). Throws when the socket closed.
+    ///
+    /// Cancelling the task while it waits: a message no byte of which went out yet leaves the
+    /// queue and is never sent (`.cancelled`); one already partly sent cannot be withdrawn and
+    /// goes out whole, and `send` throws `.other` saying so (do not send it again).
     public func send(_ message: WebSocketMessage) async throws(HTTPTransportError) {
-        try await link.send(flags: message.frameFlags, payload: message.payload).value(cancelled: .failure(cancelled())).get()
+        let payload = message.payload
+        let queued = link.send(flags: message.frameFlags, payload: payload)
+        try await queued.done.value(onCancel: { [link] in link.withdraw(queued, payloadCount: payload.count) }).get()
     }
 
     /// The next message; nil once the socket closed (after the close handshake). Throws the
@@ -81,9 +88,10 @@ public final class WebSocket: Sendable {
     // MARK: Blocking
 
     /// Sends a whole message (see the async form), blocking the calling thread while more than
-    /// about 1 MiB waits to go out.
+    /// about 1 MiB waits to go out. A blocked thread cannot be cancelled: it waits until libcurl
+    /// took the message or the socket ended.
     public func send(_ message: WebSocketMessage) throws(HTTPTransportError) {
-        try link.send(flags: message.frameFlags, payload: message.payload).wait().get()
+        try link.send(flags: message.frameFlags, payload: message.payload).done.wait().get()
     }
 
     /// Blocks until the next message; nil once the socket closed.

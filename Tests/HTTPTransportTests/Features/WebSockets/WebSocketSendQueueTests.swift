@@ -1,0 +1,103 @@
+import Foundation
+@testable import HTTPTransport
+import XCTest
+
+/// The outgoing queue against a peer that stops reading (Tests/Server/websocket_peer.py's
+/// /stall): a cancelled send is withdrawn exactly when none of it went out, and the queue's
+/// bound holds for empty messages too.
+final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
+    func testACancelledSendIsNeverSentUnlessItsFrameHadBegun() async throws {
+        let peer = try peer()
+        let transport = HTTPTransport()
+        let id = UUID().uuidString
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")))
+        let link = socket.link
+        // 8 MiB: more than the queue's bound (its sender waits until libcurl took it all) and
+        // than the kernel's buffers hold (the client's send buffer grows to 4 MiB): its frame
+        // begins and stalls.
+        let big = Data(repeating: 0xAB, count: 8 << 20)
+        let bigSize = WebSocketLink.heldSize(payloadCount: big.count)
+        let first = Self.sending(.binary(big), on: socket)
+        try await Self.waitUntil("the big message taken by the loop") { link.queuedBytes == bigSize && link.untakenCommands == 0 }
+        // (Taken on a later turn of the loop than the big one: the big one's frame had begun.)
+        let second = Self.sending(.text("withdrawn"), on: socket)
+        try await Self.waitUntil("the second message taken by the loop") {
+            link.queuedBytes == bigSize + WebSocketLink.heldSize(payloadCount: 9) && link.untakenCommands == 0
+        }
+        second.cancel()
+        let secondCode = await second.value
+        XCTAssertEqual(secondCode, .cancelled)
+        XCTAssertEqual(link.queuedBytes, bigSize, "the withdrawn message still counts in the queue")
+        first.cancel()
+        let firstCode = await first.value
+        XCTAssertEqual(firstCode, .other, "a partly sent message's sender must hear it was (partly) sent")
+
+        let third = Self.sending(.text("after"), on: socket)
+        let released = try await transport.send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        XCTAssertEqual(released.httpStatus.rawValue, 204)
+        let echoedBig = try await socket.receive()
+        XCTAssertEqual(echoedBig, .binary(big), "the partly sent message went out whole")
+        let next = try await socket.receive()
+        XCTAssertEqual(next, .text("after"), "the withdrawn message went out")
+        let thirdCode = await third.value
+        XCTAssertNil(thirdCode)
+        try await socket.close()
+    }
+
+    func testEmptyMessagesToAPeerThatStopsReadingAreBoundedAndTheSenderWaits() async throws {
+        let peer = try peer()
+        let transport = HTTPTransport()
+        let id = UUID().uuidString
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")), configuration: .init(closeTimeout: 1))
+        let link = socket.link
+        let answered = Protected(0)
+        // (Bounded, and it stops once cancelled: without the bound the queue would take all of them.)
+        let sender = Task { () -> HTTPTransportError.Code? in
+            for _ in 0..<3_000_000 where !Task.isCancelled {
+                do {
+                    try await socket.send(.binary(Data()))
+                } catch {
+                    return (error as? HTTPTransportError)?.code ?? .other
+                }
+                answered.withLock { $0 += 1 }
+            }
+            return nil
+        }
+        // A message beyond the bound is queued only with its sender waiting for libcurl to take it.
+        try await Self.waitUntil("a sender waiting on a full queue", seconds: 60) { link.queuedBytes > WebSocketLink.bufferLimit }
+        let queued = link.queuedBytes
+        XCTAssertLessThanOrEqual(queued, WebSocketLink.bufferLimit + WebSocketLink.heldSize(payloadCount: 0))
+        let answeredWhenFull = answered.value
+        print("WebSockets: \(answeredWhenFull) empty messages sent before the queue (\(queued / WebSocketLink.heldSize(payloadCount: 0)) of them) was full")
+        sender.cancel()
+        let code = await sender.value
+        XCTAssertEqual(code, .cancelled)
+        XCTAssertEqual(answered.value, answeredWhenFull, "a send was answered while the queue was full")
+        XCTAssertLessThanOrEqual(link.queuedBytes, WebSocketLink.bufferLimit, "the cancelled message stayed in the queue")
+        // (Through a session of its own: under ThreadSanitizer, with the socket's queue full, a
+        // send on the socket's session did not connect within 30 s; see the helper's report.)
+        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        try await socket.close()
+    }
+
+    /// A task sending `message`: the code its send threw, nil when none.
+    static func sending(_ message: WebSocketMessage, on socket: WebSocket) -> Task<HTTPTransportError.Code?, Never> {
+        Task {
+            do {
+                try await socket.send(message)
+                return nil
+            } catch {
+                return (error as? HTTPTransportError)?.code ?? .other
+            }
+        }
+    }
+
+    /// Polls `condition` (every 5 ms) until it holds; fails after `seconds`.
+    static func waitUntil(_ what: String, seconds: Int = 30, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return XCTFail("waited \(seconds) s for \(what)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
