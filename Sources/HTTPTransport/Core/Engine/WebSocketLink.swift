@@ -129,6 +129,9 @@ final class WebSocketLink: @unchecked Sendable {
     /// Commands the loop has not taken yet (for tests).
     var untakenCommands: Int { lock.withLock { commands.count } }
 
+    /// Whether the loop let go of the connection (for tests).
+    var isGone: Bool { lock.withLock { gone } }
+
     /// Queues a ping; delivered once its pong arrived.
     func ping(payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
         let done = WebSocketHandoff<WebSocketOutcome>()
