@@ -25,8 +25,17 @@ extension WebSocketLink {
         // first of 16,000 queued empty messages each time, the loop would take quadratic time.)
         var carried = 0
         do throws(HTTPTransportError) {
-            defer { connection.pending.removeFirst(carried) }
+            defer {
+                connection.pending.removeFirst(carried)
+                if carried > 1 { noteCarried(carried) }
+            }
             while carried < connection.pending.count {
+                // (A burst of queued sends goes out over several rounds: the loop's other
+                // transfers and sockets take their turns between, as with reads.)
+                if carried == Self.sendsPerTurn {
+                    connection.blockedOnSend = false
+                    return anotherTurn()
+                }
                 guard try carryOut(connection.pending[carried], connection, now: now) else {
                     connection.blockedOnSend = true
                     return

@@ -51,6 +51,7 @@ final class WebSocketLink: @unchecked Sendable {
     /// Queued messages libcurl has not taken yet, each counted as `heldSize`.
     private var outboxBytes = 0
     private var turnsTaken = 0
+    private var mostCarried = 0
     /// A sender withdrew a message the loop may hold already: it drops withdrawn ones.
     private var withdrawals = false
     private var ending: Ending?
@@ -290,6 +291,16 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// Frames (or parts of frames) the loop reads from one socket in one turn.
     static let readsPerTurn = 256
+
+    /// Queued commands (frames) the loop carries out at one socket in one turn.
+    static let sendsPerTurn = 256
+
+    /// The most commands carried out in one turn so far (for tests).
+    var mostCarriedInATurn: Int { lock.withLock { mostCarried } }
+
+    func noteCarried(_ count: Int) {
+        lock.withLock { mostCarried = max(mostCarried, count) }
+    }
 
     /// The loop serves the socket again on its next turn, whether or not it is readable then.
     func anotherTurn() {

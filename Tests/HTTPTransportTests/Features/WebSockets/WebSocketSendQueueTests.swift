@@ -88,6 +88,25 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         try await socket.close()
     }
 
+    /// A burst of queued sends goes out over several turns of the loop (at most `sendsPerTurn`
+    /// frames each: one turn carrying 8,000 held the loop's other transfers for tens of ms), and
+    /// whole and in order.
+    func testABurstOfSendsGoesOutOverSeveralTurnsAndInOrder() async throws {
+        let peer = try peer()
+        let socket = try await HTTPTransport().webSocket(HTTPRequest(endpoint: peer.ws("/echo")))
+        let count = 8_000
+        // (Each send is answered once queued: the queue grows faster than frames go out.)
+        for number in 0..<count { try await socket.send(.text(String(number))) }
+        for number in 0..<count {
+            guard let message = try await socket.receive() else { return XCTFail("the socket ended at \(number)") }
+            guard message == .text(String(number)) else { return XCTFail("message \(number) came back as \(message)") }
+        }
+        let most = socket.link.mostCarriedInATurn
+        print("WebSockets: at most \(most) frames went out in one turn of the loop, in \(socket.link.turns) turns")
+        XCTAssertLessThanOrEqual(most, WebSocketLink.sendsPerTurn)
+        try await socket.close()
+    }
+
     func testCloseToAPeerThatStopsReadingReturnsAfterCloseTimeout() async throws {
         let peer = try peer()
         let transport = HTTPTransport()
