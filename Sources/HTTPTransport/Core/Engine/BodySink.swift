@@ -60,8 +60,8 @@ enum BodyAnswer {
     case abort
 }
 
-/// The body in memory: malloc'd, grown by `realloc`, handed over as `Data` without a copy by
-/// `take()`. Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
+/// The body in memory: malloc'd, grown by `realloc`, made `Data` by `take()` (a small body
+/// copied out of a buffer kept for the next, a large one handed over without a copy). Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
 /// (a stream's error body: the rest is not needed, so the transfer ends there on purpose).
 ///
 /// The bytes and the figures the rules need live in C (`ccurl_body`), which a handle's C write
