@@ -19,12 +19,14 @@
 #    C program with a write callback (baseline/curl_baseline.c, into memory), HTTPTransport's
 #    stream(_:).body counted chunk by chunk (Sources/StreamingBodies); and the peak RSS above
 #    the baseline of a 1 GiB stream read slowly (about 64 MiB/s).
-# 3. Instructions per small GET (callgrind, instructions.sh's method): blocking send(request:)
-#    and an awaited async send(_:), one at a time.
+# 3. Blocking: COUNT GETs one after another on one thread, the client on CPU 0: the
+#    blocking send(request:) against the C program with the same libcurl options (run.sh's (a')).
+# 4. Instructions per small GET (callgrind, instructions.sh's method): blocking send(request:)
+#    (and its part outside curl_easy_perform, the Swift layer) and an awaited async send(_:).
 # Each throughput and stream figure is the median of REPS runs.
 #
 # Environment: REPS=N (default 3), COUNT=20000, IN_FLIGHT="32 256",
-#              CLIENTS="m b-async b-requests b-blocking e", PARTS="throughput streams instructions",
+#              CLIENTS="m b-async b-requests b-blocking e", PARTS="throughput streams blocking instructions",
 #              STREAM_MIB=256, SLOW_MIB=1024.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,7 +38,7 @@ REPS=${REPS:-3}
 COUNT=${COUNT:-20000}
 IN_FLIGHT=${IN_FLIGHT:-"32 256"}
 CLIENTS=${CLIENTS:-"m b-async b-requests b-blocking e"}
-PARTS=${PARTS:-"throughput streams instructions"}
+PARTS=${PARTS:-"throughput streams blocking instructions"}
 STREAM_MIB=${STREAM_MIB:-256}
 SLOW_MIB=${SLOW_MIB:-1024}
 
@@ -119,10 +121,29 @@ if [[ " $PARTS " == *" streams "* ]]; then
     echo "{\"part\":\"slow\",\"mib_above\":$(sed -E 's/.*peak above baseline ([0-9.]+) MiB.*/\1/' <<<"$line")}" >>"$RESULTS"
 fi
 
+if [[ " $PARTS " == *" blocking "* ]]; then
+    # One GET after another on one thread, the client pinned to CPU 0 (nginx runs where it
+    # likes): the blocking send against the C program with the same libcurl options.
+    pin=(); command -v taskset >/dev/null 2>&1 && pin=(taskset -c 0)
+    for rep in $(seq "$REPS"); do
+        for client in a2 b; do
+            case $client in
+                a2) command=(env CURL_BASELINE_LIKE_HTTPTRANSPORT=1 .build/curl_baseline) ;;
+                b) command=("$BIN/BenchHTTPTransport") ;;
+            esac
+            line=$("${pin[@]}" "${command[@]}" get "$BASE" "$COUNT" 2>"$WORK/stderr.txt" | tail -1) || true
+            case "$line" in \{*\}) ;; *) echo "throughput.sh: ($client) no result: $(head -c 300 "$WORK/stderr.txt")" >&2; line=null ;; esac
+            echo "{\"part\":\"blocking\",\"rep\":$rep,\"id\":\"$client\",\"result\":$line}" >>"$RESULTS"
+        done
+    done
+fi
+
 if [[ " $PARTS " == *" instructions "* ]]; then
-    blocking=$(bash ./instructions.sh | grep -o '[0-9]* instructions' | grep -o '[0-9]*')
-    async=$(CLIENT_ARGS="--api async" bash ./instructions.sh | grep -o '[0-9]* instructions' | grep -o '[0-9]*')
-    echo "{\"part\":\"instructions\",\"blocking\":$blocking,\"async\":$async}" >>"$RESULTS"
+    blocking=$(bash ./instructions.sh)
+    async=$(CLIENT_ARGS="--api async" bash ./instructions.sh)
+    figure() { sed -n "s/^$1: \([0-9]*\) instructions.*/\1/p" <<<"$2"; }
+    echo "{\"part\":\"instructions\",\"blocking\":$(figure HTTPTransport "$blocking"),\"async\":$(figure HTTPTransport "$async"),\
+\"swift_layer\":$(figure "HTTPTransport outside curl_easy_perform (the Swift layer)" "$blocking")}" >>"$RESULTS"
 fi
 
 python3 - "$RESULTS" "$REPS" "$COUNT" <<'PYTHON'
@@ -170,5 +191,15 @@ for r in rows:
     if r["part"] == "slow":
         print(f"- a 1 GiB stream read slowly: peak RSS {r['mib_above']} MiB above the baseline")
     if r["part"] == "instructions":
-        print(f"\n### Instructions per small GET (callgrind)\n\n- blocking send(request:): {r['blocking']:,}\n- async send(_:): {r['async']:,}")
+        print(f"\n### Instructions per small GET (callgrind)\n\n- blocking send(request:): {r['blocking']:,} "
+              f"({r['swift_layer']:,} outside curl_easy_perform: the Swift layer)\n- async send(_:): {r['async']:,}")
+
+blocking = [r for r in rows if r["part"] == "blocking" and r["result"]]
+if blocking:
+    rate = lambda client: median(r["result"]["ops"] / r["result"]["seconds"] for r in blocking if r["id"] == client)
+    c, ours = rate("a2"), rate("b")
+    if c and ours:
+        print(f"\n### One GET after another, the client pinned to one CPU (median of {reps})\n\n"
+              f"- (a') C, HTTPTransport's libcurl options: {c:,.0f} requests/s\n"
+              f"- blocking send(request:): {ours:,.0f} requests/s, {ours / c:.2f}× (a')")
 PYTHON

@@ -60,8 +60,8 @@ enum BodyAnswer {
     case abort
 }
 
-/// The body in memory: malloc'd, grown by `realloc`, handed over as `Data` without a copy by
-/// `take()`. Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
+/// The body in memory: malloc'd, grown by `realloc`, made `Data` by `take()` (a small body
+/// copied out of a buffer kept for the next, a large one handed over without a copy). Within the session's `maxResponseSize`; a kept body may also be cut at `cut`
 /// (a stream's error body: the rest is not needed, so the transfer ends there on purpose).
 ///
 /// The bytes and the figures the rules need live in C (`ccurl_body`), which a handle's C write
@@ -109,14 +109,15 @@ final class MemoryBody: BodySink {
     /// The memory reserved.
     var capacity: Int { body.pointee.capacity }
 
-    /// Empty again, for the next transfer (a body nobody took is freed).
+    /// Empty again, for the next transfer: a body nobody took is dropped, and its memory freed
+    /// unless it is small enough to keep for the next body (`keptCapacity`).
     func reset() {
-        if let bytes = body.pointee.bytes {
+        if let bytes = body.pointee.bytes, body.pointee.capacity > Self.keptCapacity {
             free(bytes)
             body.pointee.bytes = nil
+            body.pointee.capacity = 0
         }
         body.pointee.count = 0
-        body.pointee.capacity = 0
         body.pointee.received = 0
         body.pointee.cut = .max
         body.pointee.takes_body = 0
@@ -164,10 +165,23 @@ final class MemoryBody: BodySink {
         ccurl_body_expect(body, curl_off_t(length))
     }
 
-    /// The body as `Data`, which takes over the memory (none is kept here).
+    /// The most memory a body's buffer keeps between transfers, and the largest body copied out
+    /// of it (`take`) rather than handed over: most bodies in memory are small, and for them a
+    /// copy into the `Data` costs less than handing the buffer over (`Data`'s deallocator to call,
+    /// and a new buffer for the next body): about 250 instructions of a small GET's. A handle
+    /// idle in the pool holds at most this much for it (beside libcurl's 64 KiB receive buffer).
+    static let keptCapacity = 16 * 1024
+
+    /// The body as `Data`: a copy when the buffer is small enough to keep for the next body
+    /// (`keptCapacity`), else the memory itself, which the `Data` takes over. Either way the
+    /// bytes are the same and this sink is empty afterwards (`MemoryBodyTests`).
     func take() -> Data {
         let count = body.pointee.count
         guard var taken = body.pointee.bytes, count > 0 else { return Data() }
+        if body.pointee.capacity <= Self.keptCapacity {
+            body.pointee.count = 0
+            return Data(bytes: taken, count: count)
+        }
         // A grown buffer gives back its unused tail (in place), so kept responses hold no slack.
         if body.pointee.capacity - count > 4096, let shrunk = realloc(taken, count) {
             taken = shrunk.assumingMemoryBound(to: UInt8.self)

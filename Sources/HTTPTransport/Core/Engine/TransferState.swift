@@ -116,7 +116,8 @@ final class TransferState {
     }
 
     /// The transfer is over (`CurlEngine.finish`): its file and MIME body are closed, a body
-    /// nobody took is freed, and every reference it made is let go, so the state is as new.
+    /// nobody took is dropped (a small buffer is kept for the next, `MemoryBody.keptCapacity`),
+    /// and every reference it made is let go, so the state is as new.
     func end() {
         // (Each field is reset only when the transfer set it: most transfers set few.)
         if storedError != nil { storedError = nil }

@@ -37,7 +37,8 @@ extension SendStep {
     func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) -> RawResponse) -> RawResponse {
         var (exchange, action) = start(request, context: context)
         while true {
-            switch action.kind {
+            // (Consumed: its request or response moves on instead of being copied out, then released.)
+            switch (consume action).kind {
             case .answer(let response): return response
             case .fail(let error): return Self.failed(request, error)
             case .forward(let next): action = resume(&exchange, with: below(next), context: context)
@@ -53,7 +54,7 @@ extension SendStep {
     func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) async -> RawResponse) async -> RawResponse {
         var (exchange, action) = start(request, context: context)
         while true {
-            switch action.kind {
+            switch (consume action).kind {
             case .answer(let response): return response
             case .fail(let error): return Self.failed(request, error)
             case .forward(let next): action = resume(&exchange, with: await below(next), context: context)

@@ -39,6 +39,38 @@ final class BodySinkTests: XCTestCase {
         XCTAssertEqual(state.takeBody().count, 100)
     }
 
+    /// A small body is copied out of a buffer the sink keeps for the next body, a large one's
+    /// buffer is handed over (`MemoryBody.take`): either way the body comes out whole, owns its
+    /// bytes (the next body in the kept buffer does not change it), and nothing of one body
+    /// reaches the next; the sink keeps at most `keptCapacity` between transfers.
+    func testEveryBodyComesOutWholeWhetherCopiedOrHandedOver() {
+        let state = state(limit: 1 << 30)
+        let kept = MemoryBody.keptCapacity
+        var earlier: [(Data, Data)] = []
+        for (round, count) in [100, kept, kept + 1, 40, 300_000, 7, 0, 5_000].enumerated() {
+            state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/\(round)", maxResponseSize: 1 << 30)
+            let bytes = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ round) })
+            for start in stride(from: 0, to: count, by: 16_384) {
+                let chunk = bytes[start..<min(count, start + 16_384)]
+                XCTAssertEqual(chunk.withUnsafeBytes { state.receiveBody($0) }, chunk.count)
+            }
+            let body = state.takeBody()
+            XCTAssertEqual(body, bytes, "body of \(count) bytes")
+            XCTAssertFalse(state.hasBody, "taken: the sink is empty")
+            earlier.append((body, bytes))
+            state.end()
+            XCTAssertLessThanOrEqual(state.bodyCapacity, kept, "after a body of \(count) bytes")
+        }
+        for (body, bytes) in earlier { XCTAssertEqual(body, bytes, "a body stays as it was taken") }
+        // A body nobody took is dropped: the next transfer starts empty.
+        state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/x", maxResponseSize: 1 << 30)
+        XCTAssertEqual(feed(state, 10), 10)
+        state.end()
+        state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/y", maxResponseSize: 1 << 30)
+        XCTAssertFalse(state.hasBody)
+        XCTAssertEqual(state.takeBody(), Data())
+    }
+
     func testADeclaredLengthReservesOnlyAPartAndOnlyForTheMemorySink() {
         let memory = MemoryBody(limit: 1 << 30)
         memory.expect(length: 100_000_000)
