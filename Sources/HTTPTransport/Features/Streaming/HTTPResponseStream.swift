@@ -3,7 +3,7 @@ import Foundation
 /// A response whose body arrives as it comes, from `HTTPTransport.stream(_:)`: the head
 /// (status, headers, the request as sent) at once, then the body as `Data` chunks (`body`) or
 /// as text lines (`lines`), read once. While the reader does not take chunks the transfer is
-/// paused, so a slowly read body of any size holds about 1 MiB in memory.
+/// paused, so a slowly read body of any size holds under 1 MiB in memory.
 ///
 /// Breaking out of the loop, cancelling the reading task, `cancel()` or dropping the stream
 /// (and its `body`/`lines`) stops the transfer at once and closes its connection.

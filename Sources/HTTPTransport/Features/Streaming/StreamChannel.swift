@@ -169,10 +169,11 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         }
     }
 
-    /// (On the caller's executor: the cancellation handler and the continuation take `#isolation`.)
+    /// (On the caller's executor: both closures name `isolation`, so they run on it, and so does
+    /// the continuation's resumption.)
     private func waitForChunk(isolation: isolated (any Actor)?) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withTaskCancellationHandler(operation: {
+            await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = lock.withLock { () -> Bool in
                     guard !buffer.hasChunk, buffer.end == nil else { return true }
                     reader = continuation
@@ -180,9 +181,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
                 }
                 if ready { continuation.resume() }
             }
-        } onCancel: {
+        }, onCancel: {
             cancel()
-        }
+        }, isolation: isolation)
     }
 
     /// `false` after the first call: a stream's body is read once.
