@@ -13,7 +13,8 @@
 #    peak RSS above the baseline taken just before the stream (target: at most 1 MiB), SLOW_RUNS runs.
 #
 # Environment: RUNS=8, STREAM_MIB=256, SLOW_MIB=1024, SLOW_RUNS=3, PARTS="rate spread slow",
-#              SERVERS="nginx python".
+#              SERVERS="nginx python", STREAMING_BODIES=path (another build of the client, e.g.
+#              a copy from before a change, measured instead of this tree's).
 set -euo pipefail
 cd "$(dirname "$0")"
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
@@ -41,8 +42,12 @@ fi
 echo "streaming.sh: building (release)"
 mkdir -p .build
 gcc -O2 -Wall -o .build/stream_callback baseline/stream_callback.c -lcurl
-swift_build_products StreamingBodies
-BIN=$(swift build -c release --show-bin-path)
+if [ -n "${STREAMING_BODIES:-}" ]; then
+    client=$STREAMING_BODIES
+else
+    swift_build_products StreamingBodies
+    client="$(swift build -c release --show-bin-path)/StreamingBodies"
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/httptransport-streaming.XXXXXX")
 RESULTS="$WORK/results.txt"
@@ -70,7 +75,7 @@ if [[ " $PARTS " == *" rate "* ]]; then
             echo "rate $server curl $run $seconds" >>"$RESULTS"
             seconds=$(.build/stream_callback "$url" | cut -d' ' -f1)
             echo "rate $server c $run $seconds" >>"$RESULTS"
-            seconds=$(STREAM_BODY_URL="$url" "$BIN/StreamingBodies" "$(base_of "$server")" read "$bytes" 1 | cut -d' ' -f1)
+            seconds=$(STREAM_BODY_URL="$url" "$client" "$(base_of "$server")" read "$bytes" 1 | cut -d' ' -f1)
             echo "rate $server stream $run $seconds" >>"$RESULTS"
         done
         echo "streaming.sh: read rates from $server done"
@@ -78,13 +83,13 @@ if [[ " $PARTS " == *" rate "* ]]; then
 fi
 
 if [[ " $PARTS " == *" spread "* ]]; then
-    STREAM_BODY_URL="$NGINX_BASE/big.bin" "$BIN/StreamingBodies" "$NGINX_BASE" read "$bytes" "$RUNS" |
+    STREAM_BODY_URL="$NGINX_BASE/big.bin" "$client" "$NGINX_BASE" read "$bytes" "$RUNS" |
         while read -r seconds _ first; do echo "spread nginx $seconds $first" >>"$RESULTS"; done
 fi
 
 if [[ " $PARTS " == *" slow "* ]]; then
     for run in $(seq "$SLOW_RUNS"); do
-        line=$("$BIN/StreamingBodies" "$TEST_SERVER_URL" slow $((SLOW_MIB << 20)))
+        line=$("$client" "$TEST_SERVER_URL" slow $((SLOW_MIB << 20)))
         echo "slow $(sed -E 's/.*peak above baseline ([0-9.]+) MiB.*/\1/' <<<"$line") $line" >>"$RESULTS"
     done
 fi
