@@ -3,7 +3,7 @@ import Foundation
 /// A response whose body arrives as it comes, from `HTTPTransport.stream(_:)`: the head
 /// (status, headers, the request as sent) at once, then the body as `Data` chunks (`body`) or
 /// as text lines (`lines`), read once. While the reader does not take chunks the transfer is
-/// paused, so a slowly read body of any size holds about 1 MiB in memory.
+/// paused, so a slowly read body of any size holds under 1 MiB in memory.
 ///
 /// Breaking out of the loop, cancelling the reading task, `cancel()` or dropping the stream
 /// (and its `body`/`lines`) stops the transfer at once and closes its connection.
@@ -77,10 +77,16 @@ public final class HTTPResponseStream: Sendable {
             }
 
             public mutating func next() async throws(HTTPTransportError) -> Data? {
+                try await next(isolation: nil)
+            }
+
+            /// The next chunk, read on the caller's executor (`for try await` passes it): no hop
+            /// off the caller's actor and back for each chunk.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(HTTPTransportError) -> Data? {
                 guard let reading else {
                     throw HTTPTransportError(code: .other, message: "A stream's body can be read once.", url: url)
                 }
-                return try await reading.stream.channel.next()
+                return try await reading.stream.channel.next(isolation: actor)
             }
         }
     }
@@ -103,6 +109,11 @@ public final class HTTPResponseStream: Sendable {
             init(chunks: Body.Iterator) { self.chunks = chunks }
 
             public mutating func next() async throws(HTTPTransportError) -> String? {
+                try await next(isolation: nil)
+            }
+
+            /// The next line, read on the caller's executor (as `Body.Iterator.next(isolation:)`).
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(HTTPTransportError) -> String? {
                 while true {
                     if let line = splitter.nextLine() { return line }
                     if ended { return nil }
@@ -111,7 +122,7 @@ public final class HTTPResponseStream: Sendable {
                             code: .responseTooLarge,
                             message: "A line of the stream passed \(LineSplitter.maxLineLength) bytes without a line feed; read `body` for such data.")
                     }
-                    guard let chunk = try await chunks.next() else {
+                    guard let chunk = try await chunks.next(isolation: actor) else {
                         ended = true
                         return splitter.finish()
                     }

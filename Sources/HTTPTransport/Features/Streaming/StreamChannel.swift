@@ -59,12 +59,22 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
                 pauseWaiters.forEach { $0.resume() }
                 pauseWaiters = []
             }
-            guard answer == .more else { return (answer, nil) }
+            // (A few pieces wake the reader at once; fewer wait for the round's end, `handedOver`.)
+            guard answer == .more, evenIfFull || buffer.wakesConsumer else { return (answer, nil) }
             defer { reader = nil }
             return (answer, reader)
         }
         waiter?.resume()
         return answer
+    }
+
+    func handedOver() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            guard buffer.hasChunk else { return nil }
+            defer { reader = nil }
+            return reader
+        }
+        waiter?.resume()
     }
 
     var wantsMore: Bool { lock.withLock { buffer.wantsMore } }
@@ -136,8 +146,10 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         throw failure ?? cancelledError
     }
 
-    /// The next chunk of the body; nil at its end (cancelling the task cancels the stream).
-    func next() async throws(HTTPTransportError) -> Data? {
+    /// The next chunk of the body; nil at its end (cancelling the task cancels the stream). It runs
+    /// on the caller's executor (`isolation`), so a reader on an actor is not hopped off it and
+    /// back for every chunk: the transfer's wake-up resumes it there directly.
+    func next(isolation: isolated (any Actor)? = #isolation) async throws(HTTPTransportError) -> Data? {
         while true {
             let next = lock.withLock {
                 let next = buffer.take()
@@ -152,14 +164,16 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
                 return data
             case .end(.finished): return nil
             case .end(.failed(let error)): throw error
-            case .empty: await waitForChunk()
+            case .empty: await waitForChunk(isolation: isolation)
             }
         }
     }
 
-    private func waitForChunk() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// (On the caller's executor: both closures name `isolation`, so they run on it, and so does
+    /// the continuation's resumption.)
+    private func waitForChunk(isolation: isolated (any Actor)?) async {
+        await withTaskCancellationHandler(operation: {
+            await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = lock.withLock { () -> Bool in
                     guard !buffer.hasChunk, buffer.end == nil else { return true }
                     reader = continuation
@@ -167,9 +181,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
                 }
                 if ready { continuation.resume() }
             }
-        } onCancel: {
+        }, onCancel: {
             cancel()
-        }
+        }, isolation: isolation)
     }
 
     /// `false` after the first call: a stream's body is read once.
@@ -193,6 +207,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
 
     /// Bytes waiting in the buffer.
     var bufferedBytes: Int { lock.withLock { buffer.bufferedBytes } }
+
+    /// Whether the full buffer paused the transfer and it has not gone on since (tests).
+    var isPaused: Bool { lock.withLock { buffer.isPaused } }
 
     /// Returns once the full buffer paused the transfer (tests of back-pressure).
     func awaitPause() async {

@@ -145,6 +145,7 @@ final class StreamReceiver: PacedBodySink {
             turn.resumeTransfer()
             guard flushPending(state, handle: turn.handle) else { return .aborted }
         }
+        body.consumer.handedOver()
         return nil
     }
 

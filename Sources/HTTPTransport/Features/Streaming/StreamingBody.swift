@@ -8,6 +8,9 @@ protocol StreamingConsumer: AnyObject, Sendable {
     /// The next chunk, in order. `evenIfFull` takes it whatever the buffer holds (a body an
     /// engine returned whole).
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer
+    /// The transfer's round ended: what it handed over (`receive`) may be taken now. A consumer
+    /// woken by `receive` only once a few chunks wait must be woken here for the rest.
+    func handedOver()
     /// Whether a paused transfer may go on (the consumer took enough).
     var wantsMore: Bool { get }
     /// The paused transfer's look, on its thread: `true` when it may go on now; when not, the
@@ -28,6 +31,7 @@ protocol StreamingConsumer: AnyObject, Sendable {
 extension StreamingConsumer {
     var lastTaken: ContinuousClock.Instant? { nil }
     func resume() -> Bool { wantsMore }
+    func handedOver() {}
 }
 
 /// A consumer's answer to a chunk.

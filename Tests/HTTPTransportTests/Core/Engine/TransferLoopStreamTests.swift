@@ -18,6 +18,8 @@ final class TransferLoopStreamTests: XCTestCase {
         var headSent = false
         var holding = false
         var ended = false
+        /// Runs on the loop's thread right after the write callback refused a piece (paused).
+        var onPause: (() -> Void)?
 
         init(handle: EasyHandle, pieces: Int) {
             self.handle = handle
@@ -57,20 +59,74 @@ final class TransferLoopStreamTests: XCTestCase {
             }
             if written == ccurl_writefunc_pause() {
                 holding = true
+                onPause?()
             } else {
                 left -= 1
             }
         }
     }
 
-    func testAStreamThatPausesHundredsOfTimesIsAlwaysResumedWhenItsReaderMakesRoom() throws {
-        let multi = ScriptedMulti(waitsOnlyForWakeUps: true, stallLimit: 30)
-        let loop = TransferLoop(sessionLoopOn: multi)
-        defer { loop.stop() }
-        let pieces = 4_000
+    /// The reader makes room at the two moments a wake-up could be lost, each time the transfer
+    /// pauses: in the round, right after the write callback paused it (before the loop hands over
+    /// and looks), or after the look found no room, just before the poll waits. Either way the
+    /// transfer goes on at once: the poll waits only for wake-ups here, so a lost one is a stall.
+    func testAReaderMakingRoomJustBeforeOrJustAfterTheLoopsLookResumesTheTransfer() throws {
+        for beforeLook in [true, false] {
+            let multi = ScriptedMulti(waitsOnlyForWakeUps: true, stallLimit: 10)
+            let loop = TransferLoop(sessionLoopOn: multi)
+            defer { loop.stop() }
+            let pieces = 2_000
+            // (Room for two of the loop's 64 KiB pieces, and for one below half.)
+            let (transfer, channel, response) = try scriptedStream(on: multi, pieces: pieces, limit: 160 * 1024)
+            let read = Tally()
+            // The reader's part, run to its end while the loop's thread waits for it: it takes what
+            // waits. (The loop then hands over the piece it gathered, which leaves the buffer below half.)
+            let makeRoom = {
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    while channel.bufferedBytes > 0, let chunk = try? await channel.next() { read.add(chunk.count) }
+                    done.signal()
+                }
+                done.wait()
+            }
+            // Before every poll, after the look: a paused stream's reader makes room.
+            func makeRoomBeforeEachPoll(_ multi: ScriptedMulti) {
+                multi.beforeNextPoll { [weak multi] in
+                    if channel.isPaused { makeRoom() }
+                    if let multi { makeRoomBeforeEachPoll(multi) }
+                }
+            }
+            makeRoomBeforeEachPoll(multi)
+            // Before the look: as soon as the write callback paused the transfer (a pause at the
+            // round's end, in the loop's hand-over, is met before the poll).
+            if beforeLook { response.onPause = makeRoom }
+            let ended = DispatchSemaphore(value: 0)
+            Task {
+                _ = await loop.perform(transfer)
+                ended.signal()
+            }
+            let finished = ended.wait(timeout: .now() + 60) == .success
+            XCTAssertTrue(finished, "the stream stalled (room made \(beforeLook ? "before" : "after") the look)")
+            guard finished else { return channel.cancel() }
+            // (What waits at the end; nothing here ends the channel, as `stream(_:)` would.)
+            let restRead = DispatchSemaphore(value: 0)
+            Task {
+                while read.total < pieces * response.piece.count, let chunk = try? await channel.next() { read.add(chunk.count) }
+                restRead.signal()
+            }
+            XCTAssertEqual(restRead.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(read.total, pieces * response.piece.count)
+            XCTAssertEqual(transfer.code, CURLE_OK)
+            XCTAssertEqual(multi.counts.stalls, 0, beforeLook ? "room made before the look" : "room made after the look")
+            XCTAssertGreaterThan(multi.counts.unpauses, 100, "the transfer did not pause and resume")
+        }
+    }
+
+    /// A stream of `pieces` pieces on `multi`, its consumer a channel of `limit` bytes.
+    private func scriptedStream(on multi: ScriptedMulti, pieces: Int, limit: Int) throws -> (LoopTransfer, StreamChannel, ScriptedResponse) {
         let handle = try XCTUnwrap(EasyHandle())
         let url = "http://127.0.0.1:9/stream"
-        let channel = StreamChannel(url: url, limit: 64 * 1024)
+        let channel = StreamChannel(url: url, limit: limit)
         handle.transferState.begin(control: TransferControl(), requestURL: url, maxResponseSize: 1 << 20)
         handle.transferState.sink = StreamReceiver(body: StreamingBody(consumer: channel), headTimeout: 30, stallTimeout: 30)
         handle.transferSlot.pointee.state = handle.transferState.opaque
@@ -79,6 +135,22 @@ final class TransferLoopStreamTests: XCTestCase {
         multi.setUnpauseHook { _ in response.unpaused() }
         let transfer = LoopTransfer(handle: handle, state: handle.transferState,
                                     request: RawRequest(url: try XCTUnwrap(URL(string: url))), engine: nil)
+        return (transfer, channel, response)
+    }
+
+    private final class Tally: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add(_ bytes: Int) { lock.withLock { count += bytes } }
+        var total: Int { lock.withLock { count } }
+    }
+
+    func testAStreamThatPausesHundredsOfTimesIsAlwaysResumedWhenItsReaderMakesRoom() throws {
+        let multi = ScriptedMulti(waitsOnlyForWakeUps: true, stallLimit: 30)
+        let loop = TransferLoop(sessionLoopOn: multi)
+        defer { loop.stop() }
+        let pieces = 4_000
+        let (transfer, channel, response) = try scriptedStream(on: multi, pieces: pieces, limit: 64 * 1024)
         let total = pieces * response.piece.count
         let read = ThreadResult<Int>()
         let done = DispatchSemaphore(value: 0)
