@@ -178,6 +178,8 @@ final class TransferLoopStreamTests: XCTestCase {
         XCTAssertEqual(ended.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(transfer.code, CURLE_OK)
         XCTAssertEqual(multi.counts.stalls, 0)
-        XCTAssertGreaterThan(multi.counts.unpauses, 100, "the reader never made the transfer pause")
+        // (How many times depends on the threads' timing: the reader's takes while the loop has
+        // not looked yet share one resume. About 500 on an idle machine, 50 once under a load of 10.)
+        XCTAssertGreaterThan(multi.counts.unpauses, 20, "the reader seldom made the transfer pause")
     }
 }
