@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # HTTP/2 fan-out against a server that takes its time (issue 34): N (default 1,000) concurrent
-# GETs over TLS HTTP/2 to h2_delay_server.py (Python with the h2 package), which answers each
+# GETs over TLS HTTP/2 to Tests/Server/h2_delay_server.py (Python with the h2 package), which answers each
 # 100 ms after it arrived and announces STREAMS (default "100 1000") streams per connection.
 # Clients: (m) C on libcurl's multi interface with CURLPIPE_MULTIPLEX + CURLOPT_PIPEWAIT
 # (baseline/fanout_multi.c), (m2) the same with CURLMOPT_MAX_HOST_CONNECTIONS 2, (b) HTTPTransport
@@ -57,7 +57,7 @@ for rep in $(seq "$REPS"); do
     for streams in $STREAMS; do
         for client in $CLIENTS; do
             rm -f "$WORK/port" "$WORK/server.json"
-            /usr/bin/python3 h2_delay_server.py "$WORK/port" "$WORK/server.json" "$DELAY_MS" \
+            /usr/bin/python3 ../Tests/Server/h2_delay_server.py "$WORK/port" "$WORK/server.json" "$DELAY_MS" \
                 "$WORK/server.pem" "$WORK/server.key" "$streams" &
             SERVER_PID=$!
             for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.05; done

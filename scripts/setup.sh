@@ -44,3 +44,8 @@ if ! python3 -c "import haralyzer" >/dev/null 2>&1; then
     echo "setup: installing haralyzer (a HAR reader, for scripts/check_har.py)"
     python3 -m pip install --quiet haralyzer==2.4.0
 fi
+
+if ! python3 -c "import h2" >/dev/null 2>&1; then
+    echo "setup: installing h2 (an HTTP/2 server's protocol, for Tests/Server/h2_delay_server.py)"
+    python3 -m pip install --quiet h2==4.1.0
+fi

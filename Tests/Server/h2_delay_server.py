@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""An HTTP/2 server over TLS (ALPN h2) that answers every GET after a delay, for h2-fanout.sh
-(baseline/delay_server.c is fanout.sh's HTTP/1.1 one).
+"""An HTTP/2 server over TLS (ALPN h2) that answers every GET after a delay, for
+Benchmarks/h2-fanout.sh and the HTTP/2 fan-out tests (H2FanOutTests; Benchmarks/baseline/delay_server.c
+is fanout.sh's HTTP/1.1 one).
 
     h2_delay_server.py PORT_FILE SUMMARY_FILE DELAY_MS CERT KEY [MAX_STREAMS]
 
@@ -10,7 +11,8 @@ SETTINGS_MAX_CONCURRENT_STREAMS it announces (default 1000; nginx announces 128,
 100). On SIGTERM it writes {"accepted": connections, "requests": n, "max_streams": m} to
 SUMMARY_FILE and exits: the connections a client opened are the server's own count.
 
-Needs the h2 package (Debian: python3-h2), nothing else: asyncio and ssl from the standard library.
+Needs the h2 package (Debian: python3-h2; PyPI: h2, which scripts/setup.sh installs), nothing else:
+asyncio and ssl from the standard library.
 """
 import asyncio
 import json
