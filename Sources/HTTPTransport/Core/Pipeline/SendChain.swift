@@ -45,6 +45,8 @@ extension SendStep {
                 let cancellation = context.control.cancellation
                 let completed = clock?.pause(seconds, cancellation) ?? CancellationHandle.wait(seconds, unless: cancellation)
                 action = resume(&exchange, afterWaiting: completed, context: context)
+            case .enter(let gate, let deadline):
+                action = resume(&exchange, afterWaiting: gate.enterBlocking(deadline: deadline) == .entered, context: context)
             }
         }
     }
@@ -63,6 +65,8 @@ extension SendStep {
                     await CancellationHandle.sleep(seconds, unless: cancellation)
                 }
                 action = resume(&exchange, afterWaiting: completed, context: context)
+            case .enter(let gate, let deadline):
+                action = resume(&exchange, afterWaiting: await gate.enter(deadline: deadline) == .entered, context: context)
             }
         }
     }

@@ -126,12 +126,40 @@ final class TransferGate: @unchecked Sendable {
     }
 
     /// Why a send that waited for a place until its deadline fails, and how to avoid it.
-    func timedOut(after timeout: TimeInterval, url: String) -> HTTPTransportError {
+    func timedOut(after timeout: TimeInterval, url: String? = nil) -> HTTPTransportError {
         HTTPTransportError(code: .timeout, message: "The request's time-out of \(String(format: "%g", timeout)) s ran out while it waited for one of the session's \(limit) places (maxConcurrentTransfers): finish, cancel or drop the streams and sends that hold them, or raise the limit.", url: url)
+    }
+
+    /// `enter(deadline:)` for a thread that may block: it waits on a one-shot signal the
+    /// entering task gives (the blocking interpreter's form of `HTTPSendAction.enter`).
+    func enterBlocking(deadline: ContinuousClock.Instant) -> Admission {
+        let answer = BlockingAnswer()
+        Task { answer.give(await enter(deadline: deadline)) }
+        return answer.wait()
     }
 
     /// Sends running and waiting now (for tests and telemetry).
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiters.count) } }
     /// Waiters queued in arrival order now (past their first step, which only counts them), for tests.
     var queuedCount: Int { lock.withLock { waiters.values.filter { $0.continuation != nil }.count } }
+}
+
+/// One admission handed from the entering task to the blocked thread, under a condition both take.
+private final class BlockingAnswer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var admission: TransferGate.Admission?  // guarded by `condition`
+
+    func give(_ value: TransferGate.Admission) {
+        condition.withLock {
+            admission = value
+            condition.signal()
+        }
+    }
+
+    func wait() -> TransferGate.Admission {
+        condition.withLock {
+            while admission == nil { condition.wait() }
+            return admission ?? .cancelled
+        }
+    }
 }
