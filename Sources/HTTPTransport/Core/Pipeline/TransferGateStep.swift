@@ -28,7 +28,10 @@ struct TransferGateStep: SendStep {
         switch context.place {
         case .none: (Exchange(waiting: nil, holdsPlace: false), .forward(request))
         case .held: (Exchange(waiting: nil, holdsPlace: true), .forward(request))
-        case .waits(let deadline): (Exchange(waiting: request, holdsPlace: false), .enter(gate, until: deadline))
+        case .waits(let deadline):
+            // A free place with nobody queued is taken at once, without a wait.
+            gate.enterIfFree() ? (Exchange(waiting: nil, holdsPlace: true), .forward(request))
+                : (Exchange(waiting: request, holdsPlace: false), .enter(gate, until: deadline))
         }
     }
 

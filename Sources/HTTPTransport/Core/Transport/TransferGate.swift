@@ -130,6 +130,15 @@ final class TransferGate: @unchecked Sendable {
         HTTPTransportError(code: .timeout, message: "The request's time-out of \(String(format: "%g", timeout)) s ran out while it waited for one of the session's \(limit) places (maxConcurrentTransfers): finish, cancel or drop the streams and sends that hold them, or raise the limit.", url: url)
     }
 
+    /// Takes a place if one is free and nobody waits; `false` otherwise (then `enter`).
+    func enterIfFree() -> Bool {
+        lock.withLock {
+            guard running < limit, waiters.isEmpty else { return false }
+            running += 1
+            return true
+        }
+    }
+
     /// `enter(deadline:)` for a thread that may block: it waits on a one-shot signal the
     /// entering task gives (the blocking interpreter's form of `HTTPSendAction.enter`).
     func enterBlocking(deadline: ContinuousClock.Instant) -> Admission {
