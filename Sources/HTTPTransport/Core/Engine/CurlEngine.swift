@@ -120,7 +120,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let timeout = Self.milliseconds(request.timeout)
         return TransferOptions(
             url: transfer.url,
-            // A stream may last for hours: a paced sink's time-outs are the transfer driver's (CancellableTransfer).
+            // A stream may last for hours: a paced sink's time-outs are the transfer loop's (PacedBodySink).
             timeoutMilliseconds: transfer.state.pacedSink == nil ? timeout : 0,
             connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
             maxFileSize: capsBody ? configuration.maxResponseSize : 0,

@@ -4,7 +4,7 @@ import Foundation
 /// A body sink the transfer driver paces between polls, on the thread that performs the
 /// transfer: its consumer may pause the transfer and wake it again, and it times the transfer
 /// itself instead of libcurl's whole-transfer time-out (a stream, which may last for hours:
-/// Features/Streaming). `CancellableTransfer` and the session's `TransferLoop` drive it.
+/// Features/Streaming). `TransferLoop` drives it, in either mode (the session's, or inline).
 protocol PacedBodySink: BodySink {
     /// The running transfer's wake-up (nil once it ended): the consumer calls it when it made
     /// room, so the driver resumes a paused transfer promptly.

@@ -27,6 +27,10 @@ final class WebSocketConnection {
     var pingWaiters: [(deadline: ContinuousClock.Instant, done: WebSocketHandoff<WebSocketOutcome>)] = []
     /// When our close frame went out.
     var closeSent: ContinuousClock.Instant?
+    /// When the loop took a close (the caller's, the 1001 of a dropped socket, or a violation's):
+    /// `closeTimeout` runs from then, whether or not the frame can go out (a peer that stopped
+    /// reading never lets it).
+    var closeRequested: ContinuousClock.Instant?
     var closeWaiters: [WebSocketHandoff<WebSocketOutcome>] = []
     var ended = false
 
@@ -36,13 +40,16 @@ final class WebSocketConnection {
         lastReceived = now
     }
 
+    /// When the close began: asked for, or (answering the peer's) sent.
+    var closingSince: ContinuousClock.Instant? { closeRequested ?? closeSent }
+
     /// When the connection's timers next need a look (nil: none runs).
     func nextDeadline(_ settings: WebSocketLink.Settings) -> ContinuousClock.Instant? {
         var next: ContinuousClock.Instant?
         func consider(_ instant: ContinuousClock.Instant) { next = next.map { min($0, instant) } ?? instant }
-        if let closeSent { consider(closeSent + settings.closeTimeout) }
+        if let closing = closingSince { consider(closing + settings.closeTimeout) }
         for waiter in pingWaiters { consider(waiter.deadline) }
-        if let interval = settings.pingInterval, closeSent == nil {
+        if let interval = settings.pingInterval, closingSince == nil {
             consider((keepaliveSent ?? lastReceived) + interval)
         }
         return next

@@ -13,7 +13,10 @@ final class WebSocketHub: @unchecked Sendable {
     private let multi: any LoopMulti
     private let lock = NSLock()
     // Guarded by `lock`.
+    /// Each link once, however many times it was marked since the last turn (a burst of 100,000
+    /// sends must not make 100,000 turns of one socket in the next round).
     private var dirty: [WebSocketLink] = []
+    private var dirtyIDs: Set<ObjectIdentifier> = []
     private var stopped = false
     // The loop thread's own.
     @exclusivity(unchecked) private var adopted: [ObjectIdentifier: WebSocketLink] = [:]
@@ -47,6 +50,7 @@ final class WebSocketHub: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return }
+        guard dirtyIDs.insert(ObjectIdentifier(link)).inserted else { return }
         let wakes = dirty.isEmpty
         dirty.append(link)
         // (Under the lock: the multi handle lives until `closeAll` set `stopped`.)
@@ -57,7 +61,10 @@ final class WebSocketHub: @unchecked Sendable {
     func service() {
         let now = ContinuousClock.now
         let woken = lock.withLock {
-            defer { dirty.removeAll(keepingCapacity: true) }
+            defer {
+                dirty.removeAll(keepingCapacity: true)
+                dirtyIDs.removeAll(keepingCapacity: true)
+            }
             return dirty
         }
         for link in woken {
@@ -113,7 +120,10 @@ final class WebSocketHub: @unchecked Sendable {
         sockets = [:]
         // (The links refer to this hub: none may stay here, or neither would ever go.)
         polled = []
-        lock.withLock { dirty = [] }
+        lock.withLock {
+            dirty = []
+            dirtyIDs = []
+        }
     }
 
     private func serve(_ link: WebSocketLink, now: ContinuousClock.Instant) {

@@ -11,6 +11,7 @@ extension WebSocketLink {
         let taken = takeCommands()
         if taken.withdrawals { connection.pending.removeAll(where: Self.isWithdrawn) }
         connection.pending += taken.commands
+        if connection.closeRequested == nil, taken.commands.contains(where: Self.isClose) { connection.closeRequested = now }
         flush(connection, now: now)
         if !connection.ended, wantsMessages { read(connection, now: now, buffer: buffer) }
         if !connection.ended { checkTimers(connection, now: now) }
@@ -65,6 +66,10 @@ extension WebSocketLink {
             if let done { connection.closeWaiters.append(done) }
         }
         return true
+    }
+
+    private static func isClose(_ command: Command) -> Bool {
+        if case .close = command { true } else { false }
     }
 
     private static func isWithdrawn(_ command: Command) -> Bool {
@@ -191,6 +196,7 @@ extension WebSocketLink {
         connection.assembling = false
         guard connection.closeSent == nil else { return }
         connection.pending.insert(.close(code: code, reason: "", done: nil), at: 0)
+        connection.closeRequested = now
         connection.sendOffset = 0
         flush(connection, now: now)
     }
@@ -198,7 +204,8 @@ extension WebSocketLink {
     // MARK: Timers and the end
 
     private func checkTimers(_ connection: WebSocketConnection, now: ContinuousClock.Instant) {
-        if let closeSent = connection.closeSent, now >= closeSent + settings.closeTimeout {
+        // (From the close's request: its frame may wait behind others for a peer that stopped reading.)
+        if let closing = connection.closingSince, now >= closing + settings.closeTimeout {
             return finish(connection, .closed, peerCode: .abnormalClosure)
         }
         let expired = connection.pingWaiters.filter { $0.deadline <= now }
@@ -207,7 +214,7 @@ extension WebSocketLink {
             let error = HTTPTransportError(code: .timeout, message: "No pong arrived within the request's timeout.", url: url)
             for waiter in expired { waiter.done.deliver(.failure(error)) }
         }
-        guard let interval = settings.pingInterval, connection.closeSent == nil else { return }
+        guard let interval = settings.pingInterval, connection.closingSince == nil else { return }
         if let sent = connection.keepaliveSent {
             guard now >= sent + interval else { return }
             return finish(connection, .failed(HTTPTransportError(

@@ -50,6 +50,7 @@ final class WebSocketLink: @unchecked Sendable {
     private var inboxBytes = 0
     /// Queued messages libcurl has not taken yet, each counted as `heldSize`.
     private var outboxBytes = 0
+    private var turnsTaken = 0
     /// A sender withdrew a message the loop may hold already: it drops withdrawn ones.
     private var withdrawals = false
     private var ending: Ending?
@@ -128,6 +129,12 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// Commands the loop has not taken yet (for tests).
     var untakenCommands: Int { lock.withLock { commands.count } }
+
+    /// The loop's turns at this socket so far (for tests).
+    var turns: Int { lock.withLock { turnsTaken } }
+
+    /// Whether the loop let go of the connection (for tests).
+    var isGone: Bool { lock.withLock { gone } }
 
     /// Queues a ping; delivered once its pong arrived.
     func ping(payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
@@ -272,6 +279,7 @@ final class WebSocketLink: @unchecked Sendable {
     /// it holds that were withdrawn since.
     func takeCommands() -> (commands: [Command], withdrawals: Bool) {
         lock.withLock {
+            turnsTaken += 1
             defer {
                 commands.removeAll(keepingCapacity: true)
                 withdrawals = false

@@ -54,26 +54,34 @@ struct UserStep<Step: HTTPSendStep>: SendStep {
 
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: (Step.Exchange, actions: Int), action: HTTPSendAction) {
         let (exchange, action) = step.start(request, context: context)
-        return ((exchange, 1), action)
+        var actions = 0
+        let first = counted(action, &actions)
+        return ((exchange, actions), first)
     }
 
     func resume(_ exchange: inout (Step.Exchange, actions: Int), with response: RawResponse,
                 context: HTTPSendContext) -> HTTPSendAction {
-        counted(&exchange.actions) ?? step.resume(&exchange.0, with: response, context: context)
+        counted(step.resume(&exchange.0, with: response, context: context), &exchange.actions)
     }
 
     func resume(_ exchange: inout (Step.Exchange, actions: Int), afterWaiting completed: Bool,
                 context: HTTPSendContext) -> HTTPSendAction {
-        counted(&exchange.actions) ?? step.resume(&exchange.0, afterWaiting: completed, context: context)
+        counted(step.resume(&exchange.0, afterWaiting: completed, context: context), &exchange.actions)
     }
 
-    /// Counts one action more; the failure once there were too many.
-    private func counted(_ actions: inout Int) -> HTTPSendAction? {
+    /// `action`, counted when it asks for more (a forward or a wait); the failure instead once
+    /// it would be one more than `maxActions`. (The step always sees the response it asked for:
+    /// a step that answers after its last allowed forward answers.)
+    private func counted(_ action: HTTPSendAction, _ actions: inout Int) -> HTTPSendAction {
+        switch action.kind {
+        case .answer, .fail: return action
+        case .forward, .wait: break
+        }
         actions += 1
-        guard actions > HTTPSendAction.maxActions else { return nil }
+        guard actions > HTTPSendAction.maxActions else { return action }
         return .fail(HTTPTransportError(
             code: .interceptorFailed,
-            message: "The send step \(Step.self) asked for \(HTTPSendAction.maxActions) actions (forward or wait) in one send "
+            message: "The send step \(Step.self) asked for more than \(HTTPSendAction.maxActions) actions (forward or wait) in one send "
                 + "without answering; its send was ended. A step must answer (.answer or .fail) after its last forward."))
     }
 }

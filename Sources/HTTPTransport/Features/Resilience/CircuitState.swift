@@ -98,7 +98,7 @@ struct CircuitState: Sendable {
         if let error = response.error {
             switch error.code {
             case .cannotConnect, .nameResolution, .timeout, .tlsFailure, .badResponse:
-                return .failure("\(TelemetryNames.errorType(error.code)): \(error.message)")
+                return .failure("\(error.code.snakeCaseName): \(error.message)")
             default:
                 return .neutral
             }

@@ -10,7 +10,7 @@ final class OriginGuard: Sendable {
     let limits: HostLimits?
     let breaker: CircuitBreaker?
     /// Where the buckets, pauses and circuits are shared with other sessions, or nil.
-    let shared: SharedStateLink?
+    let shared: (any OriginStateSharing)?
     let clock: ResilienceClock
     let origins = Locked(OriginTable())
 
@@ -27,7 +27,7 @@ final class OriginGuard: Sendable {
         }
     }
 
-    init?(configuration: Session.Configuration, shared: SharedStateLink? = nil, clock: ResilienceClock = .system) {
+    init?(configuration: Session.Configuration, shared: (any OriginStateSharing)? = nil, clock: ResilienceClock = .system) {
         guard configuration.hostLimits != nil || configuration.circuitBreaker != nil else { return nil }
         limits = configuration.hostLimits
         breaker = configuration.circuitBreaker
@@ -273,7 +273,7 @@ final class OriginGuard: Sendable {
     private func pauseIfAsked(by response: RawResponse, _ origin: Origin) {
         guard let status = response.statusCode?.rawValue, status == 429 || status == 503,
               let header = response.headers["Retry-After"],
-              let delay = RetryPolicy.retryAfterDelay(header, now: clock.date()), delay > 0
+              let delay = RetryAfter.delay(header, now: clock.date()), delay > 0
         else { return }
         let now = clock.now()
         let until = now + min(delay, 86_400)

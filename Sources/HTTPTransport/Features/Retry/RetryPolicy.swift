@@ -56,7 +56,7 @@ public struct RetryPolicy: HTTPRetrier {
     let budgetLedger: RetryBudgetLedger?
     /// The session's shared store, where the budget counts when it answers (set by `RetryStep`
     /// for the sends of a session with `sharedState`).
-    var sharedBudget: SharedStateLink?
+    var sharedBudget: (any RetryBudgetSharing)?
 
     /// A policy.
     /// - Parameters:
@@ -158,26 +158,11 @@ public struct RetryPolicy: HTTPRetrier {
     /// Seconds to wait according to a `Retry-After` value: delta-seconds or an HTTP-date
     /// (IMF-fixdate, RFC 850 or asctime), never negative; `nil` when it cannot be read.
     public static func retryAfterDelay(_ value: String, now: Date = Date()) -> TimeInterval? {
-        let text = value.split(separator: " ").joined(separator: " ")
-        if !text.isEmpty, text.allSatisfy(\.isASCIIDigit) {
-            return TimeInterval(text) ?? .greatestFiniteMagnitude
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        RetryAfter.delay(value, now: now)
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         let parts = duration.components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
-}
-
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -7,7 +7,7 @@ import Foundation
 struct RetryStep: SendStep {
     let retrier: any HTTPRetrier
     /// The session's shared store, where the retry budget counts (nil: the retrier's own).
-    let shared: SharedStateLink?
+    let shared: (any RetryBudgetSharing)?
 
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Attempts, action: HTTPSendAction) {
         var attempts = Attempts(retrier: retrier, resolved: request, shared: shared)
@@ -39,7 +39,7 @@ struct RetryStep: SendStep {
         private var next: RawRequest?
         private var lastError: HTTPTransportError?
 
-        init(retrier: any HTTPRetrier, resolved: RawRequest, shared: SharedStateLink?) {
+        init(retrier: any HTTPRetrier, resolved: RawRequest, shared: (any RetryBudgetSharing)?) {
             self.retrier = RetryPolicy.countingBudget(of: retrier, in: shared)
             request = self.retrier.prepareFirstAttempt(resolved)
         }

@@ -22,40 +22,10 @@ enum TelemetryNames {
     /// conventions ask), else the error code's name in snake case (`timeout`,
     /// `name_resolution`, `cannot_connect`, …), `_OTHER` for `.other`.
     static func errorType(_ error: HTTPTransportError) -> String {
-        if error.code == .httpStatus, let status = error.httpStatusCode { return String(status.rawValue) }
-        return errorType(error.code)
+        error.kindName
     }
 
-    static func errorType(_ code: HTTPTransportError.Code) -> String {
-        codeNames[code] ?? "_OTHER"
-    }
-
-    /// Every code's name, made once from the cases themselves, so a code added later has a name too.
-    private static let codeNames: [HTTPTransportError.Code: String] = {
-        var names: [HTTPTransportError.Code: String] = [:]
-        for code in HTTPTransportError.Code.allCases where code != .other {
-            names[code] = snakeCase(String(describing: code))
-        }
-        names[.other] = "_OTHER"
-        return names
-    }()
-
-    /// `nameResolution` → `name_resolution`, `invalidURL` → `invalid_url`, `fileIO` → `file_io`.
-    static func snakeCase(_ name: String) -> String {
-        var result = ""
-        var previousWasUpper = true
-        for character in name {
-            if character.isUppercase {
-                if !previousWasUpper { result.append("_") }
-                result.append(contentsOf: character.lowercased())
-                previousWasUpper = true
-            } else {
-                result.append(character)
-                previousWasUpper = false
-            }
-        }
-        return result
-    }
+    static func errorType(_ code: HTTPTransportError.Code) -> String { code.snakeCaseName }
 
     /// The port a URL connects to: its own, else the scheme's default.
     static func port(of url: URL) -> Int {

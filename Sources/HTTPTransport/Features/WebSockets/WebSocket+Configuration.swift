@@ -11,7 +11,8 @@ extension WebSocket {
         /// Sends a ping after this many seconds without traffic from the peer; no pong within
         /// another interval fails the socket with `.timeout`. nil: no keep-alive.
         public var pingInterval: TimeInterval?
-        /// How long `close` waits for the peer's close frame before it drops the connection.
+        /// How long `close` (or dropping the socket) waits, from the call, for the close
+        /// handshake before it drops the connection.
         public var closeTimeout: TimeInterval
 
         /// A configuration.

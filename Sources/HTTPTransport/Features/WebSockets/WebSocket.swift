@@ -77,7 +77,8 @@ public final class WebSocket: Sendable {
         try await link.ping(payload: payload).value(cancelled: .failure(cancelled())).get()
     }
 
-    /// Sends the close frame, waits up to `closeTimeout` for the peer's, then drops the connection.
+    /// Sends the close frame, waits up to `closeTimeout` (from the call, even when the frame cannot
+    /// go out) for the peer's, then drops the connection.
     /// A code that is never sent (1005, 1006, 1015, below 1000, 1016-2999, from 5000) fails with
     /// `.encodingFailed` and sends nothing; a reason longer than 123 bytes is cut on a character.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(HTTPTransportError) {

@@ -74,10 +74,77 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(code, .cancelled)
         XCTAssertEqual(answered.value, answeredWhenFull, "a send was answered while the queue was full")
         XCTAssertLessThanOrEqual(link.queuedBytes, WebSocketLink.bufferLimit, "the cancelled message stayed in the queue")
-        // (Through a session of its own: under ThreadSanitizer, with the socket's queue full, a
-        // send on the socket's session did not connect within 30 s; see the helper's report.)
-        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        // The socket's own session still serves other requests while its queue is full.
+        let started = ContinuousClock.now
+        var release = HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)")
+        release.timeout = 15
+        let released = try await transport.send(release)
+        print("WebSockets: a request on the socket's session took \(ContinuousClock.now - started) with its queue full")
+        XCTAssertEqual(released.httpStatus.rawValue, 204)
+        // One turn of the loop at the socket per round, not one per send queued since the last
+        // round (each turn tries the socket: tens of thousands made rounds of seconds).
+        print("WebSockets: \(link.turns) turns of the loop at the socket for \(answered.value) sends")
+        XCTAssertLessThan(link.turns, answered.value / 10, "the loop took a turn at the socket for each send")
         try await socket.close()
+    }
+
+    func testCloseToAPeerThatStopsReadingReturnsAfterCloseTimeout() async throws {
+        let peer = try peer()
+        let transport = HTTPTransport()
+        let id = UUID().uuidString
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")), configuration: .init(closeTimeout: 1))
+        let link = socket.link
+        // (Its frame stalls part sent: the close frame waits behind it and cannot go out.)
+        let big = Data(repeating: 0xAB, count: 8 << 20)
+        let sender = Self.sending(.binary(big), on: socket)
+        try await Self.waitUntil("the big message taken by the loop") {
+            link.queuedBytes == WebSocketLink.heldSize(payloadCount: big.count) && link.untakenCommands == 0
+        }
+        let started = ContinuousClock.now
+        let closed = Protected<HTTPTransportError.Code??>(nil)
+        let closer = Task {
+            do {
+                try await socket.close()
+                closed.withLock { $0 = .some(nil) }
+            } catch {
+                closed.withLock { $0 = .some((error as? HTTPTransportError)?.code ?? .other) }
+            }
+        }
+        try await Self.waitUntil("close to return", seconds: 15) { closed.value != nil }
+        let took = ContinuousClock.now - started
+        XCTAssertGreaterThanOrEqual(took, .seconds(1), "close returned before closeTimeout")
+        XCTAssertEqual(closed.value, .some(nil), "close threw")
+        XCTAssertEqual(socket.closeCode, .abnormalClosure)
+        XCTAssertTrue(link.isGone, "the connection was kept")
+        // (Else the close frame goes out once the peer reads again.)
+        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        await closer.value
+        let sent = await sender.value
+        XCTAssertNotNil(sent, "the big message's send succeeded on a dropped connection")
+    }
+
+    func testADroppedSocketWhosePeerStoppedReadingLetsGoOfItsConnectionAfterCloseTimeout() async throws {
+        let peer = try peer()
+        let transport = HTTPTransport()
+        let id = UUID().uuidString
+        let link = try await Self.stalledLink(on: transport, at: peer.hostile("/stall?id=\(id)"))
+        // (The WebSocket is gone: its 1001 close waits behind the stalled frame.)
+        try await Self.waitUntil("the dropped socket to let go of its connection", seconds: 15) { link.isGone }
+        XCTAssertEqual(link.closeStatus?.code, .abnormalClosure)
+        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+    }
+
+    /// The link of a socket (closeTimeout 1 s) whose 8 MiB frame stalls part sent; the
+    /// `WebSocket` itself is dropped on return.
+    static func stalledLink(on transport: HTTPTransport, at url: String) async throws -> WebSocketLink {
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: url), configuration: .init(closeTimeout: 1))
+        let link = socket.link
+        let big = Data(repeating: 0xAB, count: 8 << 20)
+        _ = link.send(flags: WebSocketMessage.binary(big).frameFlags, payload: big)
+        try await waitUntil("the big message taken by the loop") {
+            link.queuedBytes == WebSocketLink.heldSize(payloadCount: big.count) && link.untakenCommands == 0
+        }
+        return link
     }
 
     /// A task sending `message`: the code its send threw, nil when none.

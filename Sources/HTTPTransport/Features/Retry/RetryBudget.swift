@@ -26,6 +26,11 @@ public struct RetryBudget: Sendable, Hashable {
 
     /// The window over which first attempts and retries are counted, in seconds.
     static let window = 10
+
+    /// The retries allowed in the window after `firstAttempts` first attempts.
+    func limit(firstAttempts: Int) -> Double {
+        ratio * Double(firstAttempts) + minimumPerSecond * Double(Self.window)
+    }
 }
 
 /// The counts behind one policy's `RetryBudget`: first attempts and retries per second over the
@@ -70,7 +75,7 @@ final class RetryBudgetLedger: Sendable {
                 firstAttempts += slot.firstAttempts
                 retries += slot.retries
             }
-            let limit = budget.ratio * Double(firstAttempts) + budget.minimumPerSecond * Double(RetryBudget.window)
+            let limit = budget.limit(firstAttempts: firstAttempts)
             let allowed = Double(retries) + 1 <= limit
             if allowed { Self.slot(&slots, second) { $0.retries += 1 } }
             return Verdict(allowed: allowed, retries: retries, firstAttempts: firstAttempts, limit: limit)

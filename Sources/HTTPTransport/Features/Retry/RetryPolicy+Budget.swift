@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 
-/// `RetryPolicy`'s part in the resilience rules: the idempotency key and the retry budget.
+/// `RetryPolicy`'s idempotency key and retry budget.
 extension RetryPolicy {
     /// Adds the idempotency key to a `POST`/`PATCH` without one, and counts the send for the budget.
     public func prepareFirstAttempt(_ request: RawRequest) -> RawRequest {
-        if budgetLedger != nil, sharedBudget?.tell({ $0.recordFirstAttempt(budget: budget ?? RetryBudget()) }) != true {
+        if budgetLedger != nil, sharedBudget?.recordFirstAttempt(budget: budget ?? RetryBudget()) != true {
             budgetLedger?.recordFirstAttempt()
         }
         guard let idempotencyKeyHeader else { return request }
@@ -28,7 +28,7 @@ extension RetryPolicy {
         let why = "the retry budget is spent: \(verdict.retries) retries in the last \(RetryBudget.window) s, "
             + "against \(ledger.budget.ratio) × \(verdict.firstAttempts) first attempts + "
             + "\(ledger.budget.minimumPerSecond)/s × \(RetryBudget.window) s = \(Int(verdict.limit.rounded(.down)))"
-        Self.logger.notice("Not retrying \(request.method.rawValue) \(LogRedaction.default.redactedURL(request.url)) after attempt \(context.attempt) (\(TelemetryNames.errorType(context.error))): \(why)")
+        Self.logger.notice("Not retrying \(request.method.rawValue) \(LogRedaction.default.redactedURL(request.url)) after attempt \(context.attempt) (\(context.error.kindName)): \(why)")
         var failure = context.error
         failure.message += " Not retried: \(why)."
         return failure
@@ -38,7 +38,7 @@ extension RetryPolicy {
 
     /// `retrier`, its budget counted in the session's shared store when it is a `RetryPolicy`
     /// with a budget and the session has one (the policy's own counts while the store is out).
-    static func countingBudget(of retrier: any HTTPRetrier, in shared: SharedStateLink?) -> any HTTPRetrier {
+    static func countingBudget(of retrier: any HTTPRetrier, in shared: (any RetryBudgetSharing)?) -> any HTTPRetrier {
         guard let shared, var policy = retrier as? RetryPolicy, policy.budget != nil else { return retrier }
         policy.sharedBudget = shared
         return policy
@@ -46,10 +46,16 @@ extension RetryPolicy {
 
     /// The shared budget's verdict, or nil when there is none or the store did not answer.
     private func sharedVerdict(_ ledger: RetryBudgetLedger) -> RetryBudgetLedger.Verdict? {
-        let budget = ledger.budget
-        guard let verdict = sharedBudget?.ask({ $0.takeRetry(budget: budget) }) else { return nil }
-        let limit = budget.ratio * Double(verdict.firstAttempts) + budget.minimumPerSecond * Double(RetryBudget.window)
-        return RetryBudgetLedger.Verdict(allowed: verdict.allowed, retries: verdict.retries,
-                                         firstAttempts: verdict.firstAttempts, limit: limit)
+        sharedBudget?.takeRetry(budget: ledger.budget)
     }
+}
+
+/// Where a policy's retry budget is counted with other sessions' (the session's
+/// `sharedState`, see Fleet); each answer is nil or `false` when the store did not answer, and
+/// the policy then counts on its own.
+protocol RetryBudgetSharing: Sendable {
+    /// Counts a send's first attempt; `false` when the store did not take it.
+    func recordFirstAttempt(budget: RetryBudget) -> Bool
+    /// Takes a retry from the shared budget when there is one left.
+    func takeRetry(budget: RetryBudget) -> RetryBudgetLedger.Verdict?
 }
