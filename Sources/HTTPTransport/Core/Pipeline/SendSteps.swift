@@ -75,7 +75,7 @@ struct UserStep<Step: HTTPSendStep>: SendStep {
     private func counted(_ action: HTTPSendAction, _ actions: inout Int) -> HTTPSendAction {
         switch action.kind {
         case .answer, .fail: return action
-        case .forward, .wait: break
+        case .forward, .wait, .enter: break
         }
         actions += 1
         guard actions > HTTPSendAction.maxActions else { return action }
