@@ -50,7 +50,7 @@ extension SendStep {
                 let completed = clock?.pause(seconds, cancellation) ?? CancellationHandle.wait(seconds, unless: cancellation)
                 action = resume(&exchange, afterWaiting: completed, context: context)
             case .enter(let gate, let deadline):
-                action = resume(&exchange, afterWaiting: gate.enterBlocking(deadline: deadline) == .entered, context: context)
+                action = resume(&exchange, afterWaiting: gate.enterBlocking(deadline: deadline.instant) == .entered, context: context)
             }
         }
     }
@@ -74,7 +74,7 @@ extension SendStep {
                 }
                 action = resume(&exchange, afterWaiting: completed, context: context)
             case .enter(let gate, let deadline):
-                action = resume(&exchange, afterWaiting: await gate.enter(deadline: deadline) == .entered, context: context)
+                action = resume(&exchange, afterWaiting: await gate.enter(deadline: deadline.instant) == .entered, context: context)
             }
         }
     }

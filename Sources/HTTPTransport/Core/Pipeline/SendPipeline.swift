@@ -37,7 +37,8 @@ final class SendPipeline: Sendable {
     /// hop there and back cost a third of an async GET's CPU in throughput.sh.
     let runsWithoutBlocking: Bool
     /// Where a blocking send enters the steps: below the transfer gate's (`TransferGateStep`),
-    /// which only async sends, fan-out requests and streams take.
+    /// which only async sends, fan-out requests and streams take (and of those, only the ones
+    /// that must wait for a place: the others start here too, `runAsync`).
     let blockingStart: Int
 
     /// A transport's pipeline.
@@ -102,6 +103,14 @@ final class SendPipeline: Sendable {
         do { resolved = try resolve(request) } catch {
             if case .held = place { session.transferGate.leave() }
             return .failure(error: error)
+        }
+        // A send the gate lets pass at once starts below its step, as a blocking one does, and
+        // gives its place back here: the step's frame and a level of the chain cost an async
+        // GET ~1k instructions of task allocation (the step is there for the sends that wait).
+        if blockingStart == 1, let holdsPlace = TransferGateStep.passesAtOnce(place, at: session.transferGate) {
+            var response = await SendChain(context: context(control)).send(resolved, from: 1)
+            if holdsPlace { session.transferGate.leave() }
+            return result(of: &response)
         }
         var response = await SendChain(context: context(control, place: place)).send(resolved)
         return result(of: &response)

@@ -72,7 +72,7 @@ public struct HTTPSendAction: Sendable {
         /// Wait `seconds` (on `clock`, or real time), ending early when the send is cancelled.
         case wait(seconds: TimeInterval, clock: (any SendWaiting)?)
         /// Wait for a place at the session's transfer gate until the deadline (`TransferGateStep`).
-        case enter(TransferGate, deadline: ContinuousClock.Instant)
+        case enter(TransferGate, deadline: GateDeadline)
     }
 
     let kind: Kind

@@ -43,7 +43,7 @@ extension HTTPTransport {
     func result(for request: some HTTPRequestEnvelope, progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
         let session = request.session ?? self.session
         let cancellation = CancellationHandle()
-        let deadline = TransferGate.deadline(after: request.timeout)
+        let deadline = GateDeadline.after(request.timeout)
         let relay = progress.map { ProgressRelay($0, cancellation: cancellation, threads: session.progressThreads) }
         var control = TransferControl(cancellation: cancellation)
         if let relay { control.progress = { relay.report($0) } }

@@ -120,10 +120,6 @@ final class TransferGate: @unchecked Sendable {
         waiter?.continuation?.resume(returning: admission)
     }
 
-    /// The latest time a send made now with `timeout` (its request's) may wait for a place.
-    static func deadline(after timeout: TimeInterval) -> ContinuousClock.Instant {
-        .now + .milliseconds(CurlEngine.milliseconds(timeout))
-    }
 
     /// Why a send that waited for a place until its deadline fails, and how to avoid it.
     func timedOut(after timeout: TimeInterval, url: String? = nil) -> HTTPTransportError {
@@ -151,6 +147,24 @@ final class TransferGate: @unchecked Sendable {
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiters.count) } }
     /// Waiters queued in arrival order now (past their first step, which only counts them), for tests.
     var queuedCount: Int { lock.withLock { waiters.values.filter { $0.continuation != nil }.count } }
+}
+
+/// The latest time a send may wait for a place: its request's time-out from the call, on the
+/// continuous clock, held as a `Duration` since a fixed instant. (`ContinuousClock.Instant` is
+/// not frozen: a value holding one, as a send's context and a step's action do, has its layout
+/// computed at run time, and every async frame holding it was allocated on the task's allocator:
+/// ~6k instructions per async send.)
+struct GateDeadline: Sendable {
+    private static let origin = ContinuousClock.now
+    private let sinceOrigin: Duration
+
+    /// The deadline of a send made now with `timeout` (its request's).
+    static func after(_ timeout: TimeInterval) -> GateDeadline {
+        GateDeadline(sinceOrigin: (ContinuousClock.now - origin) + .milliseconds(CurlEngine.milliseconds(timeout)))
+    }
+
+    /// The deadline as an instant of the continuous clock (for the wait, off the fast path).
+    var instant: ContinuousClock.Instant { Self.origin + sinceOrigin }
 }
 
 /// One admission handed from the entering task to the blocked thread, under a condition both take.

@@ -25,7 +25,7 @@ extension HTTPTransport {
         let control = TransferControl(cancellation: channel.cancellation)
         let session = request.session ?? session
         // The stream holds a place among the session's transfers until its body ends.
-        let deadline = TransferGate.deadline(after: streamed.timeout)
+        let deadline = GateDeadline.after(streamed.timeout)
         Task(executorPreference: session.executor) {
             let pipeline = SendPipeline.of(streamed, on: self)
             channel.finish(await pipeline.runAsync(streamed, control: control, place: .waits(until: deadline)))

@@ -70,6 +70,33 @@ final class TransferGateStepTests: XCTestCase {
         XCTAssertEqual(transport.session.transferGate.counts.running, 0)
     }
 
+    func testASendThatMustWaitWalksTheStepAndTakesThePlaceTheFirstGivesBack() async throws {
+        let release = DispatchSemaphore(value: 0)
+        var configuration = Session.Configuration()
+        configuration.maxConcurrentTransfers = 1
+        let engine = StubEngine { request in
+            if request.url.path == "/first" { _ = release.wait(timeout: .now() + 20) }
+            return RawResponse(request: request, statusCode: .ok, data: Data(request.url.path.utf8))
+        }
+        let transport = HTTPTransport(session: Session(configuration: configuration, engine: engine))
+        let gate = transport.session.transferGate
+        // The first passes at once (below the step) and holds the place inside the engine.
+        let first = Task { try await transport.send(HTTPRequest(endpoint: "http://127.0.0.1:9/first")) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while gate.counts.running == 0, ContinuousClock.now < deadline { await Task.yield() }
+        XCTAssertEqual(gate.counts.running, 1)
+        let second = Task { try await transport.send(HTTPRequest(endpoint: "http://127.0.0.1:9/second")) }
+        while gate.queuedCount == 0, ContinuousClock.now < deadline { await Task.yield() }
+        XCTAssertEqual(gate.queuedCount, 1, "the second send waits at the gate's step")
+        release.signal()
+        let firstBody = try await first.value.body
+        let secondBody = try await second.value.body
+        XCTAssertEqual(firstBody.flatMap { String(data: $0, encoding: .utf8) }, "/first")
+        XCTAssertEqual(secondBody.flatMap { String(data: $0, encoding: .utf8) }, "/second")
+        XCTAssertEqual(gate.counts.running, 0)
+        XCTAssertEqual(gate.counts.waiting, 0)
+    }
+
     func testTheBlockingFormOfTheWaitEntersOrTimesOut() {
         let gate = TransferGate(limit: 1)
         XCTAssertEqual(gate.enterBlocking(deadline: .now + .seconds(5)), .entered)
