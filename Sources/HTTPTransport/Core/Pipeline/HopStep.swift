@@ -34,8 +34,10 @@ struct HopStep: SendStep {
         } catch {
             return .answer(Self.unsent(exchange.hop, error))
         }
-        exchange.streaming = sent.bodyConsumer
-        return .forward(Self.prepared(consume sent, hop: exchange.hop))
+        let prepared = Self.prepared(consume sent, hop: exchange.hop)
+        // (The hop's own consumer, with its count: the response may come on another request value.)
+        exchange.streaming = prepared.bodyConsumer
+        return .forward(prepared)
     }
 
     /// A hop a request interceptor failed: nothing was sent.

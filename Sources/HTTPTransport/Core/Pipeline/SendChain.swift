@@ -36,16 +36,22 @@ extension SendStep {
     /// This step's part of a blocking send: `below` sends to the steps under it.
     func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) -> RawResponse) -> RawResponse {
         var (exchange, action) = start(request, context: context)
+        var sent: RawRequest?  // what went out last, of the requests this step forwarded
         while true {
             // (Consumed: its request or response moves on instead of being copied out, then released.)
             switch (consume action).kind {
             case .answer(let response): return response
-            case .fail(let error): return Self.failed(request, error)
-            case .forward(let next): action = resume(&exchange, with: below(next), context: context)
+            case .fail(let error): return Self.failed(request, error, sent: sent)
+            case .forward(let next):
+                let response = below(next)
+                if response.wasSent { sent = response.request }
+                action = resume(&exchange, with: response, context: context)
             case .wait(let seconds, let clock):
                 let cancellation = context.control.cancellation
                 let completed = clock?.pause(seconds, cancellation) ?? CancellationHandle.wait(seconds, unless: cancellation)
                 action = resume(&exchange, afterWaiting: completed, context: context)
+            case .enter(let gate, let deadline):
+                action = resume(&exchange, afterWaiting: gate.enterBlocking(deadline: deadline.instant) == .entered, context: context)
             }
         }
     }
@@ -53,27 +59,36 @@ extension SendStep {
     /// This step's part of an async send.
     func run(_ request: RawRequest, context: HTTPSendContext, below: (RawRequest) async -> RawResponse) async -> RawResponse {
         var (exchange, action) = start(request, context: context)
+        var sent: RawRequest?  // what went out last, of the requests this step forwarded
         while true {
             switch (consume action).kind {
             case .answer(let response): return response
-            case .fail(let error): return Self.failed(request, error)
-            case .forward(let next): action = resume(&exchange, with: await below(next), context: context)
+            case .fail(let error): return Self.failed(request, error, sent: sent)
+            case .forward(let next):
+                let response = await below(next)
+                if response.wasSent { sent = response.request }
+                action = resume(&exchange, with: response, context: context)
             case .wait(let seconds, let clock):
                 let cancellation = context.control.cancellation
                 let completed = if let clock { await clock.pause(seconds, cancellation) } else {
                     await CancellationHandle.sleep(seconds, unless: cancellation)
                 }
                 action = resume(&exchange, afterWaiting: completed, context: context)
+            case .enter(let gate, let deadline):
+                action = resume(&exchange, afterWaiting: await gate.enter(deadline: deadline.instant) == .entered, context: context)
             }
         }
     }
 
-    /// The response of a step that failed `request` (`HTTPSendAction.fail`): nothing was sent.
-    private static func failed(_ request: RawRequest, _ error: HTTPTransportError) -> RawResponse {
+    /// The response of a step that failed `request` (`HTTPSendAction.fail`): unsent when the
+    /// step forwarded nothing that went out; otherwise on the request that went out last (a
+    /// retrier is told what reached the server, an idempotency key included).
+    private static func failed(_ request: RawRequest, _ error: HTTPTransportError, sent: RawRequest?) -> RawResponse {
         var error = error
+        let request = sent ?? request
         if error.url == nil { error.url = request.url.absoluteString }
         var response = RawResponse(request: request, error: error)
-        response.wasSent = false
+        response.wasSent = sent != nil
         return response
     }
 }

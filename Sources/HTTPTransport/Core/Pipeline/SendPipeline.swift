@@ -36,6 +36,10 @@ final class SendPipeline: Sendable {
     /// executor instead of the session's (the transfer itself is the loop's either way): the
     /// hop there and back cost a third of an async GET's CPU in throughput.sh.
     let runsWithoutBlocking: Bool
+    /// Where a blocking send enters the steps: below the transfer gate's (`TransferGateStep`),
+    /// which only async sends, fan-out requests and streams take (and of those, only the ones
+    /// that must wait for a place: the others start here too, `runAsync`).
+    let blockingStart: Int
 
     /// A transport's pipeline.
     init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
@@ -49,7 +53,8 @@ final class SendPipeline: Sendable {
         self.steps = steps
         runsWithoutBlocking = requestInterceptors.isEmpty
             && responseInterceptors.allSatisfy { $0 is any RunsWithoutBlocking }
-            && steps.allSatisfy { $0 is HopStep }
+            && steps.allSatisfy { $0 is HopStep || $0 is TransferGateStep }
+        blockingStart = steps.first is TransferGateStep ? 1 : 0
     }
 
     /// The pipeline of an exchange the session makes by itself (a cache's background
@@ -63,6 +68,7 @@ final class SendPipeline: Sendable {
         keepsSentHead = false
         validatesStatus = false
         runsWithoutBlocking = false
+        blockingStart = steps.first is TransferGateStep ? 1 : 0
     }
 
     /// The pipeline that sends `request` through `transport`: the transport's own, unless the
@@ -83,23 +89,36 @@ final class SendPipeline: Sendable {
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
         do { resolved = try resolve(request) } catch { return .failure(error: error) }
-        var response = SendChain(context: context(control)).send(resolved)
+        var response = SendChain(context: context(control)).send(resolved, from: blockingStart)
         return result(of: &response)
     }
 
     /// The same without holding a thread while it waits: the exchange is awaited on the
     /// session's transfer loop, the back-off between retries and an origin's turn are task
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
-    func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
+    /// `place`: how it takes its place among the session's `maxConcurrentTransfers`
+    /// (`TransferGateStep`; a place `.held` is given back however the send ends).
+    func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl, place: TransferPlace) async -> HTTPTransport.Result {
         let resolved: RawRequest
-        do { resolved = try resolve(request) } catch { return .failure(error: error) }
-        var response = await SendChain(context: context(control)).send(resolved)
+        do { resolved = try resolve(request) } catch {
+            if case .held = place { session.transferGate.leave() }
+            return .failure(error: error)
+        }
+        // A send the gate lets pass at once starts below its step, as a blocking one does, and
+        // gives its place back here: the step's frame and a level of the chain cost an async
+        // GET ~1k instructions of task allocation (the step is there for the sends that wait).
+        if blockingStart == 1, let holdsPlace = TransferGateStep.passesAtOnce(place, at: session.transferGate) {
+            var response = await SendChain(context: context(control)).send(resolved, from: 1)
+            if holdsPlace { session.transferGate.leave() }
+            return result(of: &response)
+        }
+        var response = await SendChain(context: context(control, place: place)).send(resolved)
         return result(of: &response)
     }
 
     /// What belongs to a send that starts now: its controls and its events.
-    private func context(_ control: TransferControl) -> HTTPSendContext {
-        HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents())
+    private func context(_ control: TransferControl, place: TransferPlace = .none) -> HTTPSendContext {
+        HTTPSendContext(pipeline: self, control: control, telemetry: session.sendEvents(), place: place)
     }
 
     // MARK: Steps

@@ -71,6 +71,8 @@ public struct HTTPSendAction: Sendable {
         case forward(RawRequest)
         /// Wait `seconds` (on `clock`, or real time), ending early when the send is cancelled.
         case wait(seconds: TimeInterval, clock: (any SendWaiting)?)
+        /// Wait for a place at the session's transfer gate until the deadline (`TransferGateStep`).
+        case enter(TransferGate, deadline: GateDeadline)
     }
 
     let kind: Kind
@@ -111,6 +113,8 @@ public struct HTTPSendContext {
     let control: TransferControl
     /// Spans and metrics of this send (nothing when the session records none).
     let telemetry: SendEvents
+    /// How the send takes its place among the session's `maxConcurrentTransfers`.
+    var place: TransferPlace = .none
 
     /// Whether the send was cancelled (by its task or its `CancellationHandle`).
     public var isCancelled: Bool { control.cancellation?.isCancelled ?? false }

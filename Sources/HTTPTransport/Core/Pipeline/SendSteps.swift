@@ -9,6 +9,8 @@ extension SendPipeline {
     static func steps(of session: Session, retrier: (any HTTPRetrier)?, network: Bool = false) -> [any SendStep] {
         var steps: [any SendStep] = []
         if !network {
+            // Async sends, fan-out requests and streams only: a blocking send starts below it.
+            steps.append(TransferGateStep(gate: session.transferGate))
             if session.features.telemetry.isEnabled { steps.append(SendTelemetryStep()) }
             if let retrier { steps.append(RetryStep(retrier: retrier, shared: session.features.sharedState)) }
             steps.append(HopStep())
@@ -73,7 +75,7 @@ struct UserStep<Step: HTTPSendStep>: SendStep {
     private func counted(_ action: HTTPSendAction, _ actions: inout Int) -> HTTPSendAction {
         switch action.kind {
         case .answer, .fail: return action
-        case .forward, .wait: break
+        case .forward, .wait, .enter: break
         }
         actions += 1
         guard actions > HTTPSendAction.maxActions else { return action }

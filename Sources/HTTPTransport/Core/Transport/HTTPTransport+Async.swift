@@ -43,7 +43,7 @@ extension HTTPTransport {
     func result(for request: some HTTPRequestEnvelope, progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
         let session = request.session ?? self.session
         let cancellation = CancellationHandle()
-        let deadline = TransferGate.deadline(after: request.timeout)
+        let deadline = GateDeadline.after(request.timeout)
         let relay = progress.map { ProgressRelay($0, cancellation: cancellation, threads: session.progressThreads) }
         var control = TransferControl(cancellation: cancellation)
         if let relay { control.progress = { relay.report($0) } }
@@ -53,26 +53,13 @@ extension HTTPTransport {
         // it is and saves the two hops there and back (`SendPipeline.runsWithoutBlocking`).
         return await withTaskExecutorPreference(pipeline.runsWithoutBlocking ? nil : session.executor) {
             await withTaskCancellationHandler {
-                await gated(request, through: pipeline, deadline: deadline, control: control, relay: relay)
+                // (The transfer gate's step waits for a place until `deadline`.)
+                let result = await pipeline.runAsync(request, control: control, place: .waits(until: deadline))
+                await relay?.drained()
+                return result
             } onCancel: {
                 cancellation.cancel()  // a running transfer stops promptly and returns .cancelled
             }
         }
-    }
-
-    private func gated(_ request: some HTTPRequestEnvelope, through pipeline: SendPipeline,
-                       deadline: ContinuousClock.Instant, control: TransferControl, relay: ProgressRelay?) async -> Result {
-        let session = pipeline.session
-        switch await session.transferGate.enter(deadline: deadline) {
-        case .entered: break
-        case .cancelled:
-            return .failure(error: HTTPTransportError(code: .cancelled, message: "The task was cancelled.", url: request.endpoint))
-        case .timedOut:
-            return .failure(error: session.transferGate.timedOut(after: request.timeout, url: request.endpoint))
-        }
-        defer { session.transferGate.leave() }
-        let result = await pipeline.runAsync(request, control: control)
-        await relay?.drained()
-        return result
     }
 }

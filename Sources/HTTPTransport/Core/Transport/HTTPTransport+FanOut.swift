@@ -34,9 +34,9 @@ extension HTTPTransport {
                         // (`SendPipeline.runsWithoutBlocking`): the caller waits on its thread, which
                         // may be one of the cooperative pool's, so the pool may have none to spare.)
                         group.addTask(executorPreference: session.executor) {
-                            let result = await SendPipeline.of(request, on: self).runAsync(request, control: TransferControl())
-                            session.transferGate.leave()
-                            results.set(index, result)
+                            // (The place goes back when the transfer gate's step answered.)
+                            let pipeline = SendPipeline.of(request, on: self)
+                            results.set(index, await pipeline.runAsync(request, control: TransferControl(), place: .held))
                         }
                     }
                 }

@@ -120,18 +120,69 @@ final class TransferGate: @unchecked Sendable {
         waiter?.continuation?.resume(returning: admission)
     }
 
-    /// The latest time a send made now with `timeout` (its request's) may wait for a place.
-    static func deadline(after timeout: TimeInterval) -> ContinuousClock.Instant {
-        .now + .milliseconds(CurlEngine.milliseconds(timeout))
-    }
 
     /// Why a send that waited for a place until its deadline fails, and how to avoid it.
-    func timedOut(after timeout: TimeInterval, url: String) -> HTTPTransportError {
+    func timedOut(after timeout: TimeInterval, url: String? = nil) -> HTTPTransportError {
         HTTPTransportError(code: .timeout, message: "The request's time-out of \(String(format: "%g", timeout)) s ran out while it waited for one of the session's \(limit) places (maxConcurrentTransfers): finish, cancel or drop the streams and sends that hold them, or raise the limit.", url: url)
+    }
+
+    /// Takes a place if one is free and nobody waits; `false` otherwise (then `enter`).
+    func enterIfFree() -> Bool {
+        lock.withLock {
+            guard running < limit, waiters.isEmpty else { return false }
+            running += 1
+            return true
+        }
+    }
+
+    /// `enter(deadline:)` for a thread that may block: it waits on a one-shot signal the
+    /// entering task gives (the blocking interpreter's form of `HTTPSendAction.enter`).
+    func enterBlocking(deadline: ContinuousClock.Instant) -> Admission {
+        let answer = BlockingAnswer()
+        Task { answer.give(await enter(deadline: deadline)) }
+        return answer.wait()
     }
 
     /// Sends running and waiting now (for tests and telemetry).
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiters.count) } }
     /// Waiters queued in arrival order now (past their first step, which only counts them), for tests.
     var queuedCount: Int { lock.withLock { waiters.values.filter { $0.continuation != nil }.count } }
+}
+
+/// The latest time a send may wait for a place: its request's time-out from the call, on the
+/// continuous clock, held as a `Duration` since a fixed instant. (`ContinuousClock.Instant` is
+/// not frozen: a value holding one, as a send's context and a step's action do, has its layout
+/// computed at run time, and every async frame holding it was allocated on the task's allocator:
+/// ~6k instructions per async send.)
+struct GateDeadline: Sendable {
+    private static let origin = ContinuousClock.now
+    private let sinceOrigin: Duration
+
+    /// The deadline of a send made now with `timeout` (its request's).
+    static func after(_ timeout: TimeInterval) -> GateDeadline {
+        GateDeadline(sinceOrigin: (ContinuousClock.now - origin) + .milliseconds(CurlEngine.milliseconds(timeout)))
+    }
+
+    /// The deadline as an instant of the continuous clock (for the wait, off the fast path).
+    var instant: ContinuousClock.Instant { Self.origin + sinceOrigin }
+}
+
+/// One admission handed from the entering task to the blocked thread, under a condition both take.
+private final class BlockingAnswer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var admission: TransferGate.Admission?  // guarded by `condition`
+
+    func give(_ value: TransferGate.Admission) {
+        condition.withLock {
+            admission = value
+            condition.signal()
+        }
+    }
+
+    func wait() -> TransferGate.Admission {
+        condition.withLock {
+            while admission == nil { condition.wait() }
+            return admission ?? .cancelled
+        }
+    }
 }

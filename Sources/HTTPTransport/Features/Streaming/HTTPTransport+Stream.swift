@@ -25,16 +25,10 @@ extension HTTPTransport {
         let control = TransferControl(cancellation: channel.cancellation)
         let session = request.session ?? session
         // The stream holds a place among the session's transfers until its body ends.
-        let deadline = TransferGate.deadline(after: streamed.timeout)
+        let deadline = GateDeadline.after(streamed.timeout)
         Task(executorPreference: session.executor) {
-            switch await session.transferGate.enter(deadline: deadline) {
-            case .entered: break
-            case .cancelled: return
-            case .timedOut:
-                return channel.finish(.failure(error: session.transferGate.timedOut(after: streamed.timeout, url: streamed.endpoint)))
-            }
-            defer { session.transferGate.leave() }
-            channel.finish(await SendPipeline.of(streamed, on: self).runAsync(streamed, control: control))
+            let pipeline = SendPipeline.of(streamed, on: self)
+            channel.finish(await pipeline.runAsync(streamed, control: control, place: .waits(until: deadline)))
         }
         var head = try await channel.awaitHead()
         SendPipeline.of(streamed, on: self).conclude(&head)

@@ -28,7 +28,7 @@ final class StreamingBodyHook: ResponseBodyConsumer {
         return StreamingBodyHook(changed)
     }
 
-    func finish(_ response: inout RawResponse) { StreamingBody.finish(&response) }
+    func finish(_ response: inout RawResponse) { body.finish(&response) }
     var isCommitted: Bool { body.consumer.isCommitted }
     var concludedHead: Bool { body.consumer.concludedHead }
 
