@@ -3,6 +3,9 @@ import Foundation
 
 /// One transfer on a `TransferLoop`: what the loop needs to run it, and its result, handed back
 /// exactly once under `lock` (which ThreadSanitizer sees; the continuation only wakes the task).
+/// The continuation is an `UnsafeContinuation`: `finish` resumes it at most once (the first
+/// call takes it out under the lock), which is all a `CheckedContinuation` would check, at the
+/// cost of an object and its checks per send.
 /// Whatever ends it first (libcurl's result, its cancellation, the multiplex gate's time-out, a
 /// stopped loop) decides the result; later attempts change nothing.
 final class LoopTransfer: @unchecked Sendable {
@@ -12,8 +15,13 @@ final class LoopTransfer: @unchecked Sendable {
     /// For a stream's head (its metrics); nil otherwise. (A strong reference, for as long as
     /// the transfer runs: the engine outlives it anyway, its session being in use.)
     let engine: CurlEngine?
-    /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
-    @exclusivity(unchecked) var started = ContinuousClock.now
+    /// When it joined the loop (a stream's head time-out counts from here; set by `add` for a
+    /// stream only, the clock being read only for what needs it). Loop thread only.
+    var started: ContinuousClock.Instant {
+        get { joined ?? .now }
+        set { joined = newValue }
+    }
+    @exclusivity(unchecked) private var joined: ContinuousClock.Instant?
     /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
     /// to the multi handle at once.
     let multiplexOrigin: String?
@@ -24,8 +32,10 @@ final class LoopTransfer: @unchecked Sendable {
     /// Runs once it ended, on the thread that ended it (tests).
     private let onFinish: (@Sendable (CURLcode) -> Void)?
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
-    private var result: CURLcode?  // guarded by `lock`
+    // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
+    // check on top (two per hand-over).
+    @exclusivity(unchecked) private var continuation: UnsafeContinuation<Void, Never>?
+    @exclusivity(unchecked) private var result: CURLcode?
 
     init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
          multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil,
@@ -39,13 +49,13 @@ final class LoopTransfer: @unchecked Sendable {
         self.onFinish = onFinish
     }
 
-    func install(_ continuation: CheckedContinuation<Void, Never>) {
+    func install(_ continuation: UnsafeContinuation<Void, Never>) {
         lock.withLock { self.continuation = continuation }
     }
 
     /// The transfer ended with `code`: the awaiting task resumes. Only the first call counts.
     func finish(_ code: CURLcode) {
-        let (first, waiting) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
+        let (first, waiting) = lock.withLock { () -> (Bool, UnsafeContinuation<Void, Never>?) in
             guard result == nil else { return (false, nil) }
             result = code
             defer { continuation = nil }
