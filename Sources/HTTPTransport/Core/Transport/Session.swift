@@ -123,6 +123,9 @@ public final class Session: Sendable {
     /// Where async sends' progress handlers run (`ProgressRelay`), apart from the steps: a
     /// handler that blocks holds one of these, never a step's thread.
     let progressThreads: TransferThreads
+    /// `engine` when it is libcurl's with a transfer loop, whose async exchanges need none of
+    /// the session's threads (`executeAsync` calls it directly).
+    let loopEngine: CurlEngine?
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -137,6 +140,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
+        loopEngine = (engine as? CurlEngine).flatMap { $0.loop == nil ? nil : $0 }
         asyncThreads = TransferThreads(
             maxThreads: configuration.maxConcurrentTransfers,
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
@@ -234,7 +238,15 @@ public struct TransferProgress: Sendable, Hashable {
 /// Cancels a send from another thread: `cancel()` makes the send return `.cancelled` promptly.
 public final class CancellationHandle: Sendable {
     private let flag = AtomicFlag()
-    private let wakers = Locked<(next: Int, actions: [Int: @Sendable () -> Void])>((0, [:]))
+    private let wakers = Locked(Wakers())
+
+    /// The actions `cancel()` runs. Most handles (one per async send) have one waker at a
+    /// time: it has a place of its own, so that such a handle allocates no dictionary.
+    private struct Wakers: Sendable {
+        var next = 0
+        var first: (token: Int, action: @Sendable () -> Void)?
+        var others: [Int: @Sendable () -> Void] = [:]
+    }
 
     /// A handle that has not been cancelled.
     public init() {}
@@ -244,7 +256,8 @@ public final class CancellationHandle: Sendable {
         flag.set()
         // Wake while holding the lock, so a waker is never called after its removal returned.
         wakers.withLock { state in
-            for action in state.actions.values { action() }
+            state.first?.action()
+            for action in state.others.values { action() }
         }
     }
 
@@ -252,13 +265,23 @@ public final class CancellationHandle: Sendable {
     func addWaker(_ action: @escaping @Sendable () -> Void) -> Int {
         wakers.withLock { state in
             state.next += 1
-            state.actions[state.next] = action
+            if state.first == nil {
+                state.first = (state.next, action)
+            } else {
+                state.others[state.next] = action
+            }
             return state.next
         }
     }
 
     func removeWaker(_ token: Int) {
-        wakers.withLock { state in _ = state.actions.removeValue(forKey: token) }
+        wakers.withLock { state in
+            if state.first?.token == token {
+                state.first = nil
+            } else {
+                _ = state.others.removeValue(forKey: token)
+            }
+        }
     }
 
     /// `true` once `cancel()` was called.
