@@ -90,7 +90,7 @@ final class SendPipeline: Sendable {
     /// The same without holding a thread while it waits: the exchange is awaited on the
     /// session's transfer loop, the back-off between retries and an origin's turn are task
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
-    func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
+    nonisolated(nonsending) func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl) async -> HTTPTransport.Result {
         let resolved: RawRequest
         do { resolved = try resolve(request) } catch { return .failure(error: error) }
         var response = await SendChain(context: context(control)).send(resolved)
