@@ -3,9 +3,8 @@ import Foundation
 
 /// One transfer on a `TransferLoop`: what the loop needs to run it, and its result, handed back
 /// exactly once under `lock` (which ThreadSanitizer sees; the continuation only wakes the task).
-/// The continuation is an `UnsafeContinuation`: `finish` resumes it at most once (the first
-/// call takes it out under the lock), which is all a `CheckedContinuation` would check, at the
-/// cost of an object and its checks per send.
+/// (A `CheckedContinuation`: with an `UnsafeContinuation`, which would save an object per send,
+/// ThreadSanitizer reports the resumed task's frame as raced with the loop thread's resume.)
 /// Whatever ends it first (libcurl's result, its cancellation, the multiplex gate's time-out, a
 /// stopped loop) decides the result; later attempts change nothing.
 final class LoopTransfer: @unchecked Sendable {
@@ -34,7 +33,7 @@ final class LoopTransfer: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
     // check on top (two per hand-over).
-    @exclusivity(unchecked) private var continuation: UnsafeContinuation<Void, Never>?
+    @exclusivity(unchecked) private var continuation: CheckedContinuation<Void, Never>?
     @exclusivity(unchecked) private var result: CURLcode?
 
     init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
@@ -49,13 +48,13 @@ final class LoopTransfer: @unchecked Sendable {
         self.onFinish = onFinish
     }
 
-    func install(_ continuation: UnsafeContinuation<Void, Never>) {
+    func install(_ continuation: CheckedContinuation<Void, Never>) {
         lock.withLock { self.continuation = continuation }
     }
 
     /// The transfer ended with `code`: the awaiting task resumes. Only the first call counts.
     func finish(_ code: CURLcode) {
-        let (first, waiting) = lock.withLock { () -> (Bool, UnsafeContinuation<Void, Never>?) in
+        let (first, waiting) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
             guard result == nil else { return (false, nil) }
             result = code
             defer { continuation = nil }

@@ -100,7 +100,7 @@ final class TransferLoop: @unchecked Sendable {
         let cancellation = transfer.state.control.cancellation
         let token = cancellation?.addWaker { [self] in cancel(transfer) }
         defer { if let token { cancellation?.removeWaker(token) } }
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             transfer.install(continuation)
             if !enqueue(transfer) { refuse(transfer) }
         }
