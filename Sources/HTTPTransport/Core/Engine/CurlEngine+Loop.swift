@@ -53,7 +53,10 @@ extension CurlEngine {
         switch configuration.httpVersion {
         case .http1_1: return false
         case .http2PriorKnowledge: return true
-        case .automatic: return url.scheme?.lowercased() == "https"
+        case .automatic:
+            // (Lower-cased only when it is not already: a String made per send otherwise.)
+            guard let scheme = url.scheme, scheme.utf8.count == 5 else { return false }
+            return scheme == "https" || scheme.lowercased() == "https"
         }
     }
 }

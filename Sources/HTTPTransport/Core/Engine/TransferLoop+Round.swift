@@ -93,8 +93,12 @@ extension TransferLoop {
     /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
     func remove(_ transfer: LoopTransfer, code: CURLcode) {
         let curl = transfer.handle.curl
-        guard running[curl] === transfer else { return }
-        running[curl] = nil
+        // (One lookup, not a look and a removal: another transfer now on the handle goes back.)
+        guard let held = running.removeValue(forKey: curl) else { return }
+        guard held === transfer else {
+            running[curl] = held
+            return
+        }
         // (Each lookup hashes the handle: the maps are looked into only when they hold any.)
         if !uploads.isEmpty { uploads[curl] = nil }
         var code = code
