@@ -7,6 +7,12 @@ import Foundation
 /// task holds no thread meanwhile.
 extension CurlEngine {
     func executeAsync(_ request: RawRequest, control: TransferControl) async -> RawResponse {
+        await exchangeOnLoop(request, control: control)
+    }
+
+    /// `executeAsync`, where its caller runs (a session's send calls it directly, without the
+    /// executor check of entering a nonisolated function).
+    nonisolated(nonsending) func exchangeOnLoop(_ request: RawRequest, control: TransferControl) async -> RawResponse {
         guard let loop else { return await executeOnThread(request, control: control) }
         let transfer: CurlTransfer
         // The loop ends a cancelled transfer itself (`TransferLoop.perform`).
@@ -47,7 +53,10 @@ extension CurlEngine {
         switch configuration.httpVersion {
         case .http1_1: return false
         case .http2PriorKnowledge: return true
-        case .automatic: return url.scheme?.lowercased() == "https"
+        case .automatic:
+            // (Lower-cased only when it is not already: a String made per send otherwise.)
+            guard let scheme = url.scheme, scheme.utf8.count == 5 else { return false }
+            return scheme == "https" || scheme.lowercased() == "https"
         }
     }
 }

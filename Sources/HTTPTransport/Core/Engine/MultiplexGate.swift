@@ -131,6 +131,9 @@ struct MultiplexGate {
         return expired
     }
 
+    /// Whether any origin has transfers in flight or waiting (else the round skips the gate).
+    var holdsTransfers: Bool { !origins.isEmpty }
+
     /// Transfers waiting here (for tests).
     var waitingCount: Int { origins.values.reduce(0) { $0 + $1.waiting.count - $1.next } }
 }

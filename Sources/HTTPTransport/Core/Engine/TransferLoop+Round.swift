@@ -5,17 +5,22 @@ import Foundation
 /// libcurl's work, streams, finished transfers, the multiplex gate, WebSockets; then the poll.
 extension TransferLoop {
     /// One round; returns whether the loop was asked to stop (the session's loop).
+    /// (What a round of plain transfers does not need, it skips without reading the clock or
+    /// copying anything: the gate's time-outs, streams, uploads, WebSockets.)
     func round() -> Bool {
-        let (new, cancelling, stopping) = takeHandOvers()
-        for transfer in new { admit(transfer) }
-        for transfer in cancelling { end(transfer) }
-        for transfer in gate.expire(now: .now) { timedOutWaiting(transfer) }
+        let stopping = takeHandOvers()
+        for transfer in takenNew { admit(transfer) }
+        for transfer in takenCancelled { end(transfer) }
+        releaseHandOvers()
+        if gate.holdsTransfers {
+            for transfer in gate.expire(now: .now) { timedOutWaiting(transfer) }
+        }
         if !uploads.isEmpty { resumeUploads() }
         if !multi.perform() { failAll() }
         // Streams first: what a finished stream received in this round still goes out.
-        driveStreams()
+        if !streams.isEmpty { driveStreams() }
         collectFinished()
-        if gate.waitingCount > 0 { admitWhereHTTP1() }
+        if gate.holdsTransfers, gate.waitingCount > 0 { admitWhereHTTP1() }
         webSockets?.service()
         return stopping
     }
@@ -60,9 +65,9 @@ extension TransferLoop {
             for next in gate.release(transfer, httpVersion: 0) { add(next) }
             return
         }
-        transfer.started = .now
         running[curl] = transfer
         if let stream = transfer.state.pacedSink {
+            transfer.started = .now
             streams[curl] = transfer
             // (Strong: the waker is cleared when the transfer leaves the loop, in `remove`.)
             stream.setWaker { [self] in wake() }
@@ -88,11 +93,16 @@ extension TransferLoop {
     /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
     func remove(_ transfer: LoopTransfer, code: CURLcode) {
         let curl = transfer.handle.curl
-        guard running[curl] === transfer else { return }
-        running[curl] = nil
-        uploads[curl] = nil
+        // (One lookup, not a look and a removal: another transfer now on the handle goes back.)
+        guard let held = running.removeValue(forKey: curl) else { return }
+        guard held === transfer else {
+            running[curl] = held
+            return
+        }
+        // (Each lookup hashes the handle: the maps are looked into only when they hold any.)
+        if !uploads.isEmpty { uploads[curl] = nil }
         var code = code
-        if streams.removeValue(forKey: curl) != nil, let stream = transfer.state.pacedSink {
+        if !streams.isEmpty, streams.removeValue(forKey: curl) != nil, let stream = transfer.state.pacedSink {
             if !stream.flushPending(transfer.state, handle: transfer.handle, final: true), code == CURLE_OK {
                 code = CURLE_ABORTED_BY_CALLBACK
             }
@@ -158,6 +168,11 @@ extension TransferLoop {
         if resumed {
             resumed = false
             return 0
+        }
+        // Nothing due before the idle poll's end: no clock read, no arithmetic.
+        // (Cheap looks: reading a deadline copies a clock's instant through its value witnesses.)
+        if streams.isEmpty, !gate.holdsTransfers, webSockets?.isEmpty ?? true {
+            return Self.idlePollMilliseconds
         }
         var wait = Self.idlePoll
         let now = ContinuousClock.now

@@ -3,6 +3,8 @@ import Foundation
 
 /// One transfer on a `TransferLoop`: what the loop needs to run it, and its result, handed back
 /// exactly once under `lock` (which ThreadSanitizer sees; the continuation only wakes the task).
+/// (A `CheckedContinuation`: with an `UnsafeContinuation`, which would save an object per send,
+/// ThreadSanitizer reports the resumed task's frame as raced with the loop thread's resume.)
 /// Whatever ends it first (libcurl's result, its cancellation, the multiplex gate's time-out, a
 /// stopped loop) decides the result; later attempts change nothing.
 final class LoopTransfer: @unchecked Sendable {
@@ -12,8 +14,13 @@ final class LoopTransfer: @unchecked Sendable {
     /// For a stream's head (its metrics); nil otherwise. (A strong reference, for as long as
     /// the transfer runs: the engine outlives it anyway, its session being in use.)
     let engine: CurlEngine?
-    /// When it joined the loop (a stream's head time-out counts from here). Loop thread only.
-    @exclusivity(unchecked) var started = ContinuousClock.now
+    /// When it joined the loop (a stream's head time-out counts from here; set by `add` for a
+    /// stream only, the clock being read only for what needs it). Loop thread only.
+    var started: ContinuousClock.Instant {
+        get { joined ?? .now }
+        set { joined = newValue }
+    }
+    @exclusivity(unchecked) private var joined: ContinuousClock.Instant?
     /// The origin whose HTTP/2 connection it waits to share (`MultiplexGate`), nil when it goes
     /// to the multi handle at once.
     let multiplexOrigin: String?
@@ -24,8 +31,10 @@ final class LoopTransfer: @unchecked Sendable {
     /// Runs once it ended, on the thread that ended it (tests).
     private let onFinish: (@Sendable (CURLcode) -> Void)?
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?  // guarded by `lock`
-    private var result: CURLcode?  // guarded by `lock`
+    // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
+    // check on top (two per hand-over).
+    @exclusivity(unchecked) private var continuation: CheckedContinuation<Void, Never>?
+    @exclusivity(unchecked) private var result: CURLcode?
 
     init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
          multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil,

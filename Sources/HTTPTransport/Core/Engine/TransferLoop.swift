@@ -32,13 +32,19 @@ final class TransferLoop: @unchecked Sendable {
     /// callback waiting for them (inline, where the thread is the send's own).
     let pausesUploads: Bool
     let lock = NSCondition()
-    // Guarded by `lock`.
-    var submitted: [LoopTransfer] = []
-    var cancelled: [LoopTransfer] = []
-    private var threadState = ThreadState.notStarted
+    // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
+    // check on top (each hand-over and each round touches these).
+    @exclusivity(unchecked) var submitted: [LoopTransfer] = []
+    @exclusivity(unchecked) var cancelled: [LoopTransfer] = []
+    @exclusivity(unchecked) private var threadState = ThreadState.notStarted
     /// The loop thread, once it runs (not the `Thread`: its block holds this loop).
     private var threadID: pthread_t?
     // The running thread's own.
+    /// What `takeHandOvers` took for this round, emptied afterwards with its storage kept:
+    /// swapped with `submitted` and `cancelled` under the lock, so that a hand-over allocates
+    /// no array.
+    @exclusivity(unchecked) var takenNew: [LoopTransfer] = []
+    @exclusivity(unchecked) var takenCancelled: [LoopTransfer] = []
     @exclusivity(unchecked) var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     @exclusivity(unchecked) var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     /// Transfers with a streamed request body (`StreamedUpload`), which may pause for its chunks.
@@ -56,6 +62,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Longest poll without a wake-up (streams need their time-outs checked sooner).
     static let idlePoll: Duration = .seconds(1)
+    static let idlePollMilliseconds: Int32 = 1000
     static let threadName = "HTTPTransport.loop"
 
     /// A session's loop on its own multi handle (nil when libcurl cannot make one).
@@ -89,7 +96,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Runs `transfer` (prepared, not yet started) on the loop and returns its result code once
     /// it finished, failed or was cancelled (through its control's `CancellationHandle`).
-    func perform(_ transfer: LoopTransfer) async -> CURLcode {
+    nonisolated(nonsending) func perform(_ transfer: LoopTransfer) async -> CURLcode {
         let cancellation = transfer.state.control.cancellation
         let token = cancellation?.addWaker { [self] in cancel(transfer) }
         defer { if let token { cancellation?.removeWaker(token) } }
@@ -210,14 +217,21 @@ final class TransferLoop: @unchecked Sendable {
     /// Wakes the poll: a paused stream's consumer took chunks, or an upload's chunk came.
     func wake() { multi.wake() }
 
-    /// Takes what other threads handed over since the last round (under `lock`).
-    func takeHandOvers() -> (new: [LoopTransfer], cancelled: [LoopTransfer], stopping: Bool) {
+    /// Takes what other threads handed over since the last round (under `lock`) into
+    /// `takenNew` and `takenCancelled`; returns whether the loop is asked to stop. The round
+    /// empties them when done (`releaseHandOvers`), keeping their storage for the next.
+    func takeHandOvers() -> Bool {
         lock.lock()
-        defer {
-            submitted = []
-            cancelled = []
-            lock.unlock()
-        }
-        return (submitted, cancelled, threadState == .stopping)
+        swap(&submitted, &takenNew)
+        swap(&cancelled, &takenCancelled)
+        let stopping = threadState == .stopping
+        lock.unlock()
+        return stopping
+    }
+
+    /// The round is done with what it took (nothing of a transfer stays held until the next).
+    func releaseHandOvers() {
+        if !takenNew.isEmpty { takenNew.removeAll(keepingCapacity: true) }
+        if !takenCancelled.isEmpty { takenCancelled.removeAll(keepingCapacity: true) }
     }
 }

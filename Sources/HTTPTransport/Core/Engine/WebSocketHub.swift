@@ -12,12 +12,13 @@ import Foundation
 final class WebSocketHub: @unchecked Sendable {
     private let multi: any LoopMulti
     private let lock = NSLock()
-    // Guarded by `lock`.
+    // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
+    // check on top (the loop looks at them every round).
     /// Each link once, however many times it was marked since the last turn (a burst of 100,000
     /// sends must not make 100,000 turns of one socket in the next round).
-    private var dirty: [WebSocketLink] = []
-    private var dirtyIDs: Set<ObjectIdentifier> = []
-    private var stopped = false
+    @exclusivity(unchecked) private var dirty: [WebSocketLink] = []
+    @exclusivity(unchecked) private var dirtyIDs: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private var stopped = false
     // The loop thread's own.
     @exclusivity(unchecked) private var adopted: [ObjectIdentifier: WebSocketLink] = [:]
     @exclusivity(unchecked) private var sockets: [ObjectIdentifier: WebSocketLink] = [:]
@@ -58,15 +59,21 @@ final class WebSocketHub: @unchecked Sendable {
     }
 
     /// The loop's turn: sockets that were woken, then those whose timers are due.
+    /// (A loop without WebSockets pays a lock and two looks: no clock read, no copy.)
     func service() {
-        let now = ContinuousClock.now
-        let woken = lock.withLock {
+        let woken = lock.withLock { () -> [WebSocketLink] in
+            guard !dirty.isEmpty else { return [] }
             defer {
                 dirty.removeAll(keepingCapacity: true)
                 dirtyIDs.removeAll(keepingCapacity: true)
             }
             return dirty
         }
+        guard !woken.isEmpty || !sockets.isEmpty else {
+            nextDeadline = nil
+            return
+        }
+        let now = ContinuousClock.now
         for link in woken {
             let id = ObjectIdentifier(link)
             if let activated = adopted.removeValue(forKey: id) { sockets[id] = activated }
@@ -88,6 +95,12 @@ final class WebSocketHub: @unchecked Sendable {
     /// Waits in the multi handle's poll, with every open socket that wants to read or write,
     /// for at most `milliseconds`; then serves the sockets that are ready.
     func poll(milliseconds: Int32) {
+        guard !sockets.isEmpty else {
+            // (No socket of its own: the plain poll, with no clock read after it; no link of
+            // an earlier poll stays held.)
+            if !polled.isEmpty { polled.removeAll() }
+            return multi.poll(UnsafeMutableBufferPointer(start: nil, count: 0), milliseconds: milliseconds)
+        }
         descriptors.removeAll(keepingCapacity: true)
         polled.removeAll(keepingCapacity: true)
         for link in sockets.values {

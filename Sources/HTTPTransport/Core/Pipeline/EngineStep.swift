@@ -8,7 +8,7 @@ enum EngineStep {
         return context.pipeline.session.engine.execute(request, control: context.control)
     }
 
-    static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
+    nonisolated(nonsending) static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
         return await context.pipeline.session.executeAsync(request, control: context.control)
     }

@@ -98,7 +98,8 @@ final class SendPipeline: Sendable {
     /// sleeps, and the steps between run in the awaiting task, never on the loop's thread.
     /// `place`: how it takes its place among the session's `maxConcurrentTransfers`
     /// (`TransferGateStep`; a place `.held` is given back however the send ends).
-    func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl, place: TransferPlace) async -> HTTPTransport.Result {
+    nonisolated(nonsending) func runAsync(_ request: some HTTPRequestEnvelope, control: TransferControl,
+                                          place: TransferPlace) async -> HTTPTransport.Result {
         let resolved: RawRequest
         do { resolved = try resolve(request) } catch {
             if case .held = place { session.transferGate.leave() }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Synchronization
 import Tracing
 
 /// The connection pool and TLS policy that sends go through. Share one session (through one
@@ -123,6 +124,9 @@ public final class Session: Sendable {
     /// Where async sends' progress handlers run (`ProgressRelay`), apart from the steps: a
     /// handler that blocks holds one of these, never a step's thread.
     let progressThreads: TransferThreads
+    /// `engine` when it is libcurl's with a transfer loop, whose async exchanges need none of
+    /// the session's threads (`executeAsync` calls it directly).
+    let loopEngine: CurlEngine?
 
     /// A session with the given TLS policy, limits and engine (libcurl by default).
     public convenience init(security: Security = .noEvaluation, configuration: Configuration = Configuration(),
@@ -137,6 +141,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         let engine = engine ?? CurlEngine(security: security, configuration: configuration)
         self.engine = engine
+        loopEngine = (engine as? CurlEngine).flatMap { $0.loop == nil ? nil : $0 }
         asyncThreads = TransferThreads(
             maxThreads: configuration.maxConcurrentTransfers,
             maxPerOrigin: configuration.maxConnectionsPerHost > 0 ? configuration.maxConnectionsPerHost : nil,
@@ -233,18 +238,28 @@ public struct TransferProgress: Sendable, Hashable {
 
 /// Cancels a send from another thread: `cancel()` makes the send return `.cancelled` promptly.
 public final class CancellationHandle: Sendable {
-    private let flag = AtomicFlag()
-    private let wakers = Locked<(next: Int, actions: [Int: @Sendable () -> Void])>((0, [:]))
+    /// Set once by `cancel()` (held here, not in an object of its own: one allocation per send fewer).
+    private let flag = Atomic<Bool>(false)
+    private let wakers = Locked(Wakers())
+
+    /// The actions `cancel()` runs. Most handles (one per async send) have one waker at a
+    /// time: it has a place of its own, so that such a handle allocates no dictionary.
+    private struct Wakers: Sendable {
+        var next = 0
+        var first: (token: Int, action: @Sendable () -> Void)?
+        var others: [Int: @Sendable () -> Void] = [:]
+    }
 
     /// A handle that has not been cancelled.
     public init() {}
 
     /// Requests cancellation of the sends that use this handle; running transfers stop promptly.
     public func cancel() {
-        flag.set()
+        flag.store(true, ordering: .releasing)
         // Wake while holding the lock, so a waker is never called after its removal returned.
         wakers.withLock { state in
-            for action in state.actions.values { action() }
+            state.first?.action()
+            for action in state.others.values { action() }
         }
     }
 
@@ -252,17 +267,27 @@ public final class CancellationHandle: Sendable {
     func addWaker(_ action: @escaping @Sendable () -> Void) -> Int {
         wakers.withLock { state in
             state.next += 1
-            state.actions[state.next] = action
+            if state.first == nil {
+                state.first = (state.next, action)
+            } else {
+                state.others[state.next] = action
+            }
             return state.next
         }
     }
 
     func removeWaker(_ token: Int) {
-        wakers.withLock { state in _ = state.actions.removeValue(forKey: token) }
+        wakers.withLock { state in
+            if state.first?.token == token {
+                state.first = nil
+            } else {
+                _ = state.others.removeValue(forKey: token)
+            }
+        }
     }
 
     /// `true` once `cancel()` was called.
-    public var isCancelled: Bool { flag.isSet }
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
 
     /// Waits up to `seconds`, returning early (`true`) as soon as the handle is cancelled.
     func wait(seconds: TimeInterval) -> Bool {

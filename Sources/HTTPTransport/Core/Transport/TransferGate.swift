@@ -37,7 +37,7 @@ final class TransferGate: @unchecked Sendable {
     init(limit: Int) { self.limit = max(1, limit) }
 
     /// Waits for a place, until `deadline` at most (nil: for as long as it takes).
-    func enter(deadline: ContinuousClock.Instant? = nil) async -> Admission {
+    nonisolated(nonsending) func enter(deadline: ContinuousClock.Instant? = nil) async -> Admission {
         let id: UInt64? = lock.withLock {
             if running < limit, waiters.isEmpty {
                 running += 1

@@ -102,4 +102,33 @@ final class AsyncFastPathTests: XCTestCase {
         XCTAssertNil(next.error, next.error?.message ?? "")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
     }
+
+    /// A session on libcurl's transfer loop calls its engine directly (`Session.loopEngine`),
+    /// without the `TransferThreads` task value another engine needs: it answers exactly as the
+    /// engine called through the protocol with that value set does.
+    func testTheDirectEngineCallAnswersAsTheCallThroughTheEngineSeamDoes() async throws {
+        let session = Session()
+        let loopEngine = try XCTUnwrap(session.loopEngine, "libcurl's engine with a loop is called directly")
+        XCTAssertNil(Session(engine: StubEngine { RawResponse(request: $0, statusCode: .ok) }).loopEngine)
+        let urls = [server.http + "/json", server.http + "/status/404", server.http + "/redirect/1",
+                    "http://127.0.0.1:\(TestServer.closedPort())/refused"]
+        for url in urls {
+            let request = RawRequest(url: try XCTUnwrap(URL(string: url)))
+            let direct = await session.executeAsync(request, control: TransferControl())
+            let engine: any HTTPEngine = loopEngine
+            let seam = await TransferThreads.$current.withValue(session.asyncThreads) {
+                await engine.executeAsync(request, control: TransferControl())
+            }
+            XCTAssertEqual(summary(of: direct), summary(of: seam), url)
+        }
+    }
+
+    /// What an engine's answer says: status, redirect target, body size and error code.
+    private func summary(of response: RawResponse) -> [String] {
+        let status: String = response.statusCode.map { String($0.rawValue) } ?? "-"
+        let location: String = response.headers["Location"] ?? "-"
+        let body: String = response.data.map { String($0.count) } ?? "-"
+        let error: String = response.error.map { "\($0.code)" } ?? "-"
+        return [status, location, body, error]
+    }
 }
