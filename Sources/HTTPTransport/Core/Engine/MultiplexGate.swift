@@ -83,7 +83,15 @@ struct MultiplexGate {
         // An origin with nothing in flight is forgotten: the dictionary stays as small as the
         // origins in use, and the next burst learns the origin's protocol again.
         origins[key] = origin.inFlight == 0 && !origin.hasWaiting ? nil : origin
+        forgetDeadlineWhenEmpty()
         return admitted
+    }
+
+    /// With no origin left nothing waits: a deadline kept from a transfer let in before it
+    /// passed would otherwise stay, and the loop (which skips `expire` for an empty gate) would
+    /// poll for it with no wait at all, spinning, while a stream or WebSocket is open.
+    private mutating func forgetDeadlineWhenEmpty() {
+        if origins.isEmpty { earliestDeadline = nil }
     }
 
     /// A transfer to `key` got its head over HTTP/1: the origin has no limit, and every transfer
@@ -102,7 +110,8 @@ struct MultiplexGate {
         guard let key = transfer.multiplexOrigin, var origin = origins[key],
               let index = origin.waiting[origin.next...].firstIndex(where: { $0 === transfer }) else { return false }
         origin.waiting.remove(at: index)
-        origins[key] = origin
+        origins[key] = origin.inFlight == 0 && !origin.hasWaiting ? nil : origin
+        forgetDeadlineWhenEmpty()
         return true
     }
 

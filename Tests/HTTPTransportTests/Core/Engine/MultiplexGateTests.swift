@@ -87,6 +87,29 @@ final class MultiplexGateTests: XCTestCase {
         XCTAssertEqual(gate.waitingCount, 1)
     }
 
+    /// Transfers let in before their deadline leave none behind once the gate is empty (the
+    /// loop, which skips `expire` then, polled for the stale one without waiting: it spun).
+    func testAnEmptyGateKeepsNoDeadline() throws {
+        var gate = MultiplexGate()
+        let origin = "https://h2.example:443"
+        let all = try transfers(limit + 2, origin: origin, deadline: .now + .seconds(1))
+        _ = all.filter { gate.admits($0) }
+        XCTAssertNotNil(gate.earliestDeadline)
+        var admitted: [LoopTransfer] = []
+        for transfer in all.prefix(limit) { admitted += gate.release(transfer, httpVersion: http2) }
+        XCTAssertEqual(admitted.count, 2)
+        for transfer in admitted { _ = gate.release(transfer, httpVersion: http2) }
+        XCTAssertFalse(gate.holdsTransfers)
+        XCTAssertNil(gate.earliestDeadline, "a deadline outlived every transfer")
+        // The same when the last waiting transfer was withdrawn (cancelled).
+        let more = try transfers(limit + 1, origin: origin, deadline: .now + .seconds(1))
+        _ = more.filter { gate.admits($0) }
+        XCTAssertTrue(gate.withdraw(more[limit]))
+        for transfer in more.prefix(limit) { _ = gate.release(transfer, httpVersion: http2) }
+        XCTAssertFalse(gate.holdsTransfers)
+        XCTAssertNil(gate.earliestDeadline)
+    }
+
     func testAnOriginWithNothingLeftIsForgotten() throws {
         var gate = MultiplexGate()
         let first = try transfers(1, origin: "https://h1.example:443")[0]
