@@ -62,7 +62,8 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Longest poll without a wake-up (streams need their time-outs checked sooner).
     static let idlePoll: Duration = .seconds(1)
-    static let idlePollMilliseconds: Int32 = 1000
+    /// `idlePoll` as the poll takes it.
+    static let idlePollMilliseconds = Int32(idlePoll / .milliseconds(1))
     static let threadName = "HTTPTransport.loop"
 
     /// A session's loop on its own multi handle (nil when libcurl cannot make one).
