@@ -4,6 +4,10 @@
   echo       a strict RFC 6455 server from PyPI (`websockets`), plain
   echo_tls   the same over TLS (the test CA's localhost leaf, from --certs)
   hostile    a raw-socket server of our own that breaks the rules on purpose
+  stall      the hostile server on a listener with small kernel buffers (a 1 KiB segment
+             size, a 4 KiB receive buffer): a peer that stops reading is full after tens of
+             KiB, not the megabytes loopback's autotuned buffers take (6-byte empty frames
+             took over 60 s to fill those on a slow machine)
 
 Prints the JSON map of listener ports as its first line and exits when stdin closes.
 
@@ -15,14 +19,15 @@ the number sent so far written to FILE after each), /feed (a text message "tick 
 
 The hostile server's paths: /badutf8, /oversize?size=N, /noclose, /fragmented, /status
 (403 with a body), /redirect (302), /nopong (never answers a ping; echoes a close),
-/stall?id=X (reads nothing until a plain GET /release?id=X answered 204, or for 60 s; then
-echoes).
+/stall?id=X (reads nothing until a plain GET /release?id=X answered 204 on either listener,
+or for 60 s; then echoes; meant for the `stall` listener).
 """
 import argparse
 import asyncio
 import base64
 import hashlib
 import json
+import socket
 import ssl
 import struct
 import sys
@@ -229,6 +234,23 @@ async def hostile(reader, writer):
     await echo_close(reader, writer, answer_pings=url.path != "/nopong", answer=answer)
 
 
+def small_buffered_listener():
+    """A listening socket whose connections take little before a stalled reader stops them.
+
+    Set before listen, so accepted connections inherit both: the receive buffer bounds what the
+    peer's kernel holds; the segment size, announced in the SYN-ACK, bounds the client's send
+    buffer, which Linux sizes from the peer's segment size (about 20 segments) and grows only
+    while the receive window is not what limits the flow.
+    """
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1024)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    listener.setblocking(False)
+    return listener
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--certs", help="the test CA's folder (without it: no echo_tls listener)")
@@ -248,6 +270,8 @@ async def main():
             ports["echo_tls"] = secure.sockets[0].getsockname()[1]
         raw = await asyncio.start_server(hostile, "127.0.0.1", 0)
         ports["hostile"] = raw.sockets[0].getsockname()[1]
+        stall_server = await asyncio.start_server(hostile, sock=small_buffered_listener())
+        ports["stall"] = stall_server.sockets[0].getsockname()[1]
         print(json.dumps(ports), flush=True)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, sys.stdin.read)

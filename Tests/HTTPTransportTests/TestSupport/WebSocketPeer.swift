@@ -25,6 +25,11 @@ final class WebSocketPeer: @unchecked Sendable {
     func ws(_ path: String) -> String { "ws://127.0.0.1:\(ports["echo"] ?? 0)\(path)" }
     func wss(_ path: String) -> String { "wss://localhost:\(ports["echo_tls"] ?? 0)\(path)" }
     func hostile(_ path: String) -> String { "ws://127.0.0.1:\(ports["hostile"] ?? 0)\(path)" }
+    /// A socket to a peer that reads nothing until `release(id)`, on a listener with small kernel
+    /// buffers (full after tens of KiB, not loopback's megabytes).
+    func stalling(id: String) -> String { "ws://127.0.0.1:\(ports["stall"] ?? 0)/stall?id=\(id)" }
+    /// The plain GET that lets the stalled socket `id` read again.
+    func release(_ id: String) -> String { "http://127.0.0.1:\(ports["hostile"] ?? 0)/release?id=\(id)" }
 }
 
 /// Shared by the WebSocket tests: the peer, and a skip where this libcurl has no WebSockets.

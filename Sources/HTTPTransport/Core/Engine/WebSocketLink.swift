@@ -50,6 +50,7 @@ final class WebSocketLink: @unchecked Sendable {
     private var inboxBytes = 0
     /// Queued messages libcurl has not taken yet, each counted as `heldSize`.
     private var outboxBytes = 0
+    private var mostOutboxBytes = 0, sendersHeldBack = 0
     private var turnsTaken = 0
     private var mostCarried = 0
     /// A sender withdrew a message the loop may hold already: it drops withdrawn ones.
@@ -90,7 +91,8 @@ final class WebSocketLink: @unchecked Sendable {
         }
         let answered = outboxBytes + size <= Self.bufferLimit
         outboxBytes += size
-        if answered { message.done.deliver(.success(())) }
+        mostOutboxBytes = max(mostOutboxBytes, outboxBytes)
+        if answered { message.done.deliver(.success(())) } else { sendersHeldBack += 1 }
         commands.append(.send(flags: flags, payload: payload, message: message))
         let hub = active ? hub : nil
         lock.unlock()
@@ -125,17 +127,23 @@ final class WebSocketLink: @unchecked Sendable {
         lock.withLock { outboxBytes -= Self.heldSize(payloadCount: payloadCount) }
     }
 
-    /// What waits to go out, counted as the bound counts it (for tests).
+    // For tests:
+    /// What waits to go out, counted as the bound counts it.
     var queuedBytes: Int { lock.withLock { outboxBytes } }
-
-    /// Commands the loop has not taken yet (for tests).
+    /// The most that ever waited to go out, and how many sends were told to wait for room.
+    var queueHighWater: (bytes: Int, sendersHeldBack: Int) { lock.withLock { (mostOutboxBytes, sendersHeldBack) } }
+    /// Commands the loop has not taken yet.
     var untakenCommands: Int { lock.withLock { commands.count } }
-
-    /// The loop's turns at this socket so far (for tests).
+    /// The loop's turns at this socket so far.
     var turns: Int { lock.withLock { turnsTaken } }
-
-    /// Whether the loop let go of the connection (for tests).
+    /// Whether the loop let go of the connection.
     var isGone: Bool { lock.withLock { gone } }
+    /// The most commands carried out in one turn so far.
+    var mostCarriedInATurn: Int { lock.withLock { mostCarried } }
+    /// Receivers waiting for a message.
+    var waitingReceivers: Int { lock.withLock { receivers.count } }
+    /// Messages waiting for a receiver.
+    var heldMessages: Int { lock.withLock { inbox.count - inboxStart } }
 
     /// Queues a ping; delivered once its pong arrived.
     func ping(payload: Data) -> WebSocketHandoff<WebSocketOutcome> {
@@ -295,9 +303,6 @@ final class WebSocketLink: @unchecked Sendable {
     /// Queued commands (frames) the loop carries out at one socket in one turn.
     static let sendsPerTurn = 256
 
-    /// The most commands carried out in one turn so far (for tests).
-    var mostCarriedInATurn: Int { lock.withLock { mostCarried } }
-
     func noteCarried(_ count: Int) {
         lock.withLock { mostCarried = max(mostCarried, count) }
     }
@@ -328,12 +333,6 @@ final class WebSocketLink: @unchecked Sendable {
 
     /// What a message of `payloadCount` bytes counts against `bufferLimit`.
     static func heldSize(payloadCount: Int) -> Int { payloadCount + messageOverhead }
-
-    /// Receivers waiting for a message (for tests).
-    var waitingReceivers: Int { lock.withLock { receivers.count } }
-
-    /// Messages waiting for a receiver (for tests).
-    var heldMessages: Int { lock.withLock { inbox.count - inboxStart } }
 
     /// The peer's close frame arrived.
     func peerClosed(code: WebSocketCloseCode, reason: String) {

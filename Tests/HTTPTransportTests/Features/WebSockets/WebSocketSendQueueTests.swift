@@ -10,11 +10,11 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         let peer = try peer()
         let transport = HTTPTransport()
         let id = UUID().uuidString
-        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")))
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.stalling(id: id)))
         let link = socket.link
         // 8 MiB: more than the queue's bound (its sender waits until libcurl took it all) and
-        // than the kernel's buffers hold (the client's send buffer grows to 4 MiB): its frame
-        // begins and stalls.
+        // than the kernel's buffers hold (the stall listener's are small; loopback's default ones
+        // hold a few MiB): its frame begins and stalls.
         let big = Data(repeating: 0xAB, count: 8 << 20)
         let bigSize = WebSocketLink.heldSize(payloadCount: big.count)
         let first = Self.sending(.binary(big), on: socket)
@@ -33,7 +33,7 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(firstCode, .other, "a partly sent message's sender must hear it was (partly) sent")
 
         let third = Self.sending(.text("after"), on: socket)
-        let released = try await transport.send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        let released = try await transport.send(HTTPRequest(endpoint: peer.release(id)))
         XCTAssertEqual(released.httpStatus.rawValue, 204)
         let echoedBig = try await socket.receive()
         XCTAssertEqual(echoedBig, .binary(big), "the partly sent message went out whole")
@@ -48,7 +48,7 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         let peer = try peer()
         let transport = HTTPTransport()
         let id = UUID().uuidString
-        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")), configuration: .init(closeTimeout: 1))
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.stalling(id: id)), configuration: .init(closeTimeout: 1))
         let link = socket.link
         let answered = Protected(0)
         // (Bounded, and it stops once cancelled: without the bound the queue would take all of them.)
@@ -63,20 +63,26 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
             }
             return nil
         }
-        // A message beyond the bound is queued only with its sender waiting for libcurl to take it.
-        try await Self.waitUntil("a sender waiting on a full queue", seconds: 60) { link.queuedBytes > WebSocketLink.bufferLimit }
-        let queued = link.queuedBytes
-        XCTAssertLessThanOrEqual(queued, WebSocketLink.bufferLimit + WebSocketLink.heldSize(payloadCount: 0))
+        // A message beyond the bound is queued only with its sender waiting for libcurl to take
+        // it. (Watched as the sender held back, not as the queue over the bound: the loop may
+        // hand part of the queue to the kernel again at once, and stall again with the sender's
+        // message still queued, in the 5 ms between two looks.)
+        try await Self.waitUntil("a sender waiting on a full queue", seconds: 60) { link.queueHighWater.sendersHeldBack > 0 }
+        let highWater = link.queueHighWater
+        XCTAssertGreaterThan(highWater.bytes, WebSocketLink.bufferLimit)
+        XCTAssertLessThanOrEqual(highWater.bytes, WebSocketLink.bufferLimit + WebSocketLink.heldSize(payloadCount: 0))
+        XCTAssertEqual(highWater.sendersHeldBack, 1)
         let answeredWhenFull = answered.value
-        print("WebSockets: \(answeredWhenFull) empty messages sent before the queue (\(queued / WebSocketLink.heldSize(payloadCount: 0)) of them) was full")
+        print("WebSockets: \(answeredWhenFull) empty messages sent before the queue (\(highWater.bytes / WebSocketLink.heldSize(payloadCount: 0)) of them) was full")
         sender.cancel()
         let code = await sender.value
         XCTAssertEqual(code, .cancelled)
         XCTAssertEqual(answered.value, answeredWhenFull, "a send was answered while the queue was full")
+        XCTAssertEqual(link.queueHighWater.sendersHeldBack, 1, "the sender went on after it was held back")
         XCTAssertLessThanOrEqual(link.queuedBytes, WebSocketLink.bufferLimit, "the cancelled message stayed in the queue")
         // The socket's own session still serves other requests while its queue is full.
         let started = ContinuousClock.now
-        var release = HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)")
+        var release = HTTPRequest(endpoint: peer.release(id))
         release.timeout = 15
         let released = try await transport.send(release)
         print("WebSockets: a request on the socket's session took \(ContinuousClock.now - started) with its queue full")
@@ -111,7 +117,7 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         let peer = try peer()
         let transport = HTTPTransport()
         let id = UUID().uuidString
-        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/stall?id=\(id)")), configuration: .init(closeTimeout: 1))
+        let socket = try await transport.webSocket(HTTPRequest(endpoint: peer.stalling(id: id)), configuration: .init(closeTimeout: 1))
         let link = socket.link
         // (Its frame stalls part sent: the close frame waits behind it and cannot go out.)
         let big = Data(repeating: 0xAB, count: 8 << 20)
@@ -136,7 +142,7 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(socket.closeCode, .abnormalClosure)
         XCTAssertTrue(link.isGone, "the connection was kept")
         // (Else the close frame goes out once the peer reads again.)
-        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        _ = try await HTTPTransport().send(HTTPRequest(endpoint: peer.release(id)))
         await closer.value
         let sent = await sender.value
         XCTAssertNotNil(sent, "the big message's send succeeded on a dropped connection")
@@ -146,11 +152,11 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         let peer = try peer()
         let transport = HTTPTransport()
         let id = UUID().uuidString
-        let link = try await Self.stalledLink(on: transport, at: peer.hostile("/stall?id=\(id)"))
+        let link = try await Self.stalledLink(on: transport, at: peer.stalling(id: id))
         // (The WebSocket is gone: its 1001 close waits behind the stalled frame.)
         try await Self.waitUntil("the dropped socket to let go of its connection", seconds: 15) { link.isGone }
         XCTAssertEqual(link.closeStatus?.code, .abnormalClosure)
-        _ = try await HTTPTransport().send(HTTPRequest(endpoint: "http://127.0.0.1:\(peer.ports["hostile"] ?? 0)/release?id=\(id)"))
+        _ = try await HTTPTransport().send(HTTPRequest(endpoint: peer.release(id)))
     }
 
     /// The link of a socket (closeTimeout 1 s) whose 8 MiB frame stalls part sent; the
