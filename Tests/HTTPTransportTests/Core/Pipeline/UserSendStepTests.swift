@@ -54,9 +54,12 @@ final class UserSendStepTests: XCTestCase {
     /// Waits `seconds` before it forwards; a cancelled wait fails the send.
     private struct PatientStep: HTTPSendStep {
         let seconds: Double
+        /// Counts the sends that reached the step.
+        var started = Protected(0)
 
         func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: RawRequest, action: HTTPSendAction) {
-            (request, .wait(until: .now + .milliseconds(Int(seconds * 1000))))
+            started.withLock { $0 += 1 }
+            return (request, .wait(until: .now + .milliseconds(Int(seconds * 1000))))
         }
 
         func resume(_ request: inout RawRequest, afterWaiting completed: Bool, context: HTTPSendContext) -> HTTPSendAction {
@@ -158,13 +161,17 @@ final class UserSendStepTests: XCTestCase {
     }
 
     func testACancelledWaitEndsTheSendPromptly() async throws {
-        let transport = transport([PatientStep(seconds: 30)])
+        let step = PatientStep(seconds: 30)
+        let transport = transport([step])
         let request = HTTPRequest(endpoint: server.http + "/get")
         let started = ContinuousClock.now
         let task = Task { try await transport.send(request) }
         let cancellation = CancellationHandle()
         let blocking = Thread.detachNewThreadWithResult { transport.send(request: request, control: TransferControl(cancellation: cancellation)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // (Both sends reached the step: each waits or is about to; a cancel before its wait began
+        // must end it as promptly.)
+        while step.started.value < 2, ContinuousClock.now - started < .seconds(10) { try await Task.sleep(for: .milliseconds(2)) }
+        XCTAssertEqual(step.started.value, 2, "a send never reached the step")
         task.cancel()
         cancellation.cancel()
         do {
