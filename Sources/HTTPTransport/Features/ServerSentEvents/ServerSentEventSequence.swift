@@ -68,6 +68,11 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         }
 
         public mutating func next() async throws(HTTPTransportError) -> ServerSentEvent? {
+            try await next(isolation: nil)
+        }
+
+        /// The next event, read on the caller's actor (no hop per chunk for a reader on an actor).
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(HTTPTransportError) -> ServerSentEvent? {
             while true {
                 if pendingIndex < pending.count {
                     defer { pendingIndex += 1 }
@@ -77,7 +82,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                 if connection == nil {
                     try await connect()
                 } else {
-                    try await read()
+                    try await read(isolation: actor)
                 }
             }
         }
@@ -107,12 +112,12 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
             connection = Connection(body: stream.body.makeAsyncIterator(), decoder: decoder)
         }
 
-        private mutating func read() async throws(HTTPTransportError) {
+        private mutating func read(isolation actor: isolated (any Actor)?) async throws(HTTPTransportError) {
             guard var current = connection else { return }
             connection = nil  // (the body's iterator must stay unique to be read in place)
             let chunk: Data?
             do {
-                chunk = try await current.body.next()
+                chunk = try await current.body.next(isolation: actor)
             } catch {
                 return try end(.failed(error), decoder: current.decoder, deliveredEvents: current.deliveredEvents)
             }

@@ -110,6 +110,27 @@ final class ServerSentEventAsyncTests: XCTestCase {
         XCTAssertTrue(element(of: sequence) == ServerSentEvent.self)
     }
 
+    func testAReaderOnAnActorGetsTheEventsAcrossReconnections() async throws {
+        let key = UUID().uuidString
+        let reader = EventReader()
+        // (`for try await` on the actor calls the iterator's `next(isolation:)`, reading in place.)
+        let events = try await reader.read(transport.events(stream(key, "per=2&total=6"), reconnection: ServerSentEventBlockingTests.quick))
+        XCTAssertEqual(events, (1...6).map { ServerSentEvent(id: "\($0)", data: "event \($0)") })
+        XCTAssertEqual(try sent(key).map(\.lastEventID), ["", "2", "4", "6"])
+    }
+
+    private actor EventReader {
+        private var seen: [ServerSentEvent] = []
+
+        func read(_ events: ServerSentEventSequence) async throws -> [ServerSentEvent] {
+            for try await event in events {
+                assertIsolated()
+                seen.append(event)
+            }
+            return seen
+        }
+    }
+
     // MARK: Helpers
 
     private func stream(_ key: String, _ query: String) -> HTTPRequest {
