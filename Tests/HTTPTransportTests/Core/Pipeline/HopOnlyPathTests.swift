@@ -7,6 +7,17 @@ import XCTest
 /// pipeline and the test server: each request goes both ways, one after the other, and the two
 /// responses must agree in status, headers, body, error, request as sent and metrics.
 final class HopOnlyPathTests: XCTestCase {
+    /// A user's step that hands every request on as it is.
+    private struct PassingStep: HTTPSendStep {
+        func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Void, action: HTTPSendAction) {
+            ((), .forward(request))
+        }
+
+        func resume(_ exchange: inout Void, with response: RawResponse, context: HTTPSendContext) -> HTTPSendAction {
+            .answer(response)
+        }
+    }
+
     /// The request's two responses: by the direct path, then by the chain.
     private func bothWays(_ transport: HTTPTransport, _ request: HTTPRequest,
                           file: StaticString = #filePath, line: UInt = #line) throws -> (direct: RawResponse, chain: RawResponse) {
@@ -66,6 +77,9 @@ final class HopOnlyPathTests: XCTestCase {
         configuration.cache = HTTPCache()
         XCTAssertFalse(HTTPTransport(session: Session(configuration: configuration)).pipeline.onlyHops)
         XCTAssertFalse(HTTPTransport(retrier: RetryPolicy()).pipeline.onlyHops)
+        var stepped = Session.Configuration()
+        stepped.networkSteps = [PassingStep()]
+        XCTAssertFalse(HTTPTransport(session: Session(configuration: stepped)).pipeline.onlyHops)
     }
 
     func testAPlainGetAndItsHeaders() throws {
