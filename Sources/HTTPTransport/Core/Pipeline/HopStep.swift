@@ -41,14 +41,14 @@ struct HopStep: SendStep {
     }
 
     /// A hop a request interceptor failed: nothing was sent.
-    private static func unsent(_ hop: Hop, _ error: HTTPTransportError) -> RawResponse {
+    static func unsent(_ hop: Hop, _ error: HTTPTransportError) -> RawResponse {
         var response = RawResponse(request: hop.request, error: error)
         response.wasSent = false
         return response
     }
 
     /// A streamed request knows its redirects (for the metrics of the head handed over).
-    private static func prepared(_ request: consuming RawRequest, hop: Hop) -> RawRequest {
+    static func prepared(_ request: consuming RawRequest, hop: Hop) -> RawRequest {
         if let consumer = request.bodyConsumer { request.bodyConsumer = consumer.forHop(redirects: hop.redirects) }
         return request
     }

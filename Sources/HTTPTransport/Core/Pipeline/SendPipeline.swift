@@ -40,6 +40,9 @@ final class SendPipeline: Sendable {
     /// which only async sends, fan-out requests and streams take (and of those, only the ones
     /// that must wait for a place: the others start here too, `runAsync`).
     let blockingStart: Int
+    /// Whether a blocking send's only step is the hop step (no telemetry, retry, cache,
+    /// per-origin limits or user steps): it then runs `HopStep.sendDirectly`, not the chain.
+    let onlyHops: Bool
 
     /// A transport's pipeline.
     init(session: Session, requestInterceptors: [any HTTPRequestInterceptor],
@@ -55,6 +58,7 @@ final class SendPipeline: Sendable {
             && responseInterceptors.allSatisfy { $0 is any RunsWithoutBlocking }
             && steps.allSatisfy { $0 is HopStep || $0 is TransferGateStep }
         blockingStart = steps.first is TransferGateStep ? 1 : 0
+        onlyHops = steps.count == blockingStart + 1 && steps.last is HopStep
     }
 
     /// The pipeline of an exchange the session makes by itself (a cache's background
@@ -69,6 +73,7 @@ final class SendPipeline: Sendable {
         validatesStatus = false
         runsWithoutBlocking = false
         blockingStart = steps.first is TransferGateStep ? 1 : 0
+        onlyHops = false
     }
 
     /// The pipeline that sends `request` through `transport`: the transport's own, unless the
@@ -89,7 +94,9 @@ final class SendPipeline: Sendable {
     func run(_ request: some HTTPRequestEnvelope, control: TransferControl) -> HTTPTransport.Result {
         let resolved: RawRequest
         do { resolved = try resolve(request) } catch { return .failure(error: error) }
-        var response = SendChain(context: context(control)).send(resolved, from: blockingStart)
+        let context = context(control)
+        var response = onlyHops ? HopStep.sendDirectly(resolved, context: context)
+            : SendChain(context: context).send(resolved, from: blockingStart)
         return result(of: &response)
     }
 
