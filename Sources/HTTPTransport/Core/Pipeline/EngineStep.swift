@@ -1,7 +1,7 @@
 /// Below the last step: the session's engine performs the exchange. The blocking interpreter
 /// runs it on the calling thread; the async one awaits the engine's `executeAsync` (libcurl's:
 /// on the session's transfer loop; another engine's, by default, on one of the session's
-/// transfer threads).
+/// transfer threads), or, for an async stream, only until the head arrived.
 enum EngineStep {
     static func exchange(_ request: RawRequest, context: HTTPSendContext) -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
@@ -10,7 +10,14 @@ enum EngineStep {
 
     nonisolated(nonsending) static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
-        return await context.pipeline.session.executeAsync(request, control: context.control)
+        let session = context.pipeline.session
+        // An async stream's exchange answers with its head while the body goes on
+        // (`ResponseBodyConsumer.exchangeAnsweredAtHead`): the steps above see the head.
+        if let consumer = request.bodyConsumer, let answer = await consumer.exchangeAnsweredAtHead(
+            request, control: context.control, perform: { await session.executeAsync($0, control: $1) }) {
+            return answer
+        }
+        return await session.executeAsync(request, control: context.control)
     }
 
     /// `request`, asking the engine for the head it sends when the pipeline records it.

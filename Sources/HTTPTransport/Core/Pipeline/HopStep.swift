@@ -69,11 +69,10 @@ extension SendPipeline {
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
         telemetry.hopEnded(response)
         if let next = followRedirect(&response, from: hop) { return .next(next) }
-        // (An async stream's caller ran these on the head already.)
-        if streaming?.concludedHead != true {
-            validate(&response)
-            intercept(&response)
-        }
+        // (An async stream's head comes here while its body goes on: it is validated and
+        // intercepted like any response, once; the body's end goes to the stream, not here.)
+        validate(&response)
+        intercept(&response)
         if response.error != nil, response.error?.url == nil {
             let url = response.request.url.absoluteString
             response.error?.url = url

@@ -117,7 +117,7 @@ final class SendPipeline: Sendable {
         // GET ~1k instructions of task allocation (the step is there for the sends that wait).
         if blockingStart == 1, let holdsPlace = TransferGateStep.passesAtOnce(place, at: session.transferGate) {
             var response = await SendChain(context: context(control)).send(resolved, from: 1)
-            if holdsPlace { session.transferGate.leave() }
+            if holdsPlace { TransferGateStep.leave(session.transferGate, body: resolved.bodyConsumer) }
             return result(of: &response)
         }
         var response = await SendChain(context: context(control, place: place)).send(resolved)

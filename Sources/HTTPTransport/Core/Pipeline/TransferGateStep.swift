@@ -14,25 +14,36 @@ enum TransferPlace {
 /// The first step of an async send, fan-out request or stream: it waits for a place among the
 /// session's `maxConcurrentTransfers` (`HTTPSendAction.enter`, which the interpreter waits on
 /// without holding a thread), sends, and gives the place back when the steps below answered
-/// (a stream's when its body ended). A blocking send starts below it (`SendPipeline.blockingStart`),
-/// and so does an async one the gate lets pass at once (`passesAtOnce`, asked by `runAsync`).
+/// (a stream's, which answer with its head, when its body ended: `leave`). A blocking send
+/// starts below it (`SendPipeline.blockingStart`), and so does an async one the gate lets pass
+/// at once (`passesAtOnce`, asked by `runAsync`).
 struct TransferGateStep: SendStep {
     let gate: TransferGate
 
-    /// The request while it waits, and whether the send holds a place.
+    /// The request while it waits, whether the send holds a place, and its streamed body (whose
+    /// transfer may go on after the steps below answered with its head).
     struct Exchange {
         var waiting: RawRequest?
         var holdsPlace: Bool
+        var body: (any ResponseBodyConsumer)?
     }
 
     func start(_ request: RawRequest, context: HTTPSendContext) -> (exchange: Exchange, action: HTTPSendAction) {
+        let body = request.bodyConsumer
         if let holdsPlace = Self.passesAtOnce(context.place, at: gate) {
-            return (Exchange(waiting: nil, holdsPlace: holdsPlace), .forward(request))
+            return (Exchange(waiting: nil, holdsPlace: holdsPlace, body: body), .forward(request))
         }
         guard case .waits(let deadline) = context.place else {
-            return (Exchange(waiting: nil, holdsPlace: false), .forward(request))
+            return (Exchange(waiting: nil, holdsPlace: false, body: body), .forward(request))
         }
-        return (Exchange(waiting: request, holdsPlace: false), .enter(gate, until: deadline))
+        return (Exchange(waiting: request, holdsPlace: false, body: body), .enter(gate, until: deadline))
+    }
+
+    /// Gives the place back: now, or, when the steps below answered with a stream's head while
+    /// its body goes on, once that transfer ended (`ResponseBodyConsumer.afterTransfer`).
+    static func leave(_ gate: TransferGate, body: (any ResponseBodyConsumer)?) {
+        if let body, body.afterTransfer({ gate.leave() }) { return }
+        gate.leave()
     }
 
     /// Whether a send with `place` passes the gate without waiting (the limit does not bind it
@@ -51,7 +62,7 @@ struct TransferGateStep: SendStep {
     func resume(_ exchange: inout Exchange, with response: RawResponse, context: HTTPSendContext) -> HTTPSendAction {
         if exchange.holdsPlace {
             exchange.holdsPlace = false
-            gate.leave()
+            Self.leave(gate, body: exchange.body)
         }
         return .answer(response)
     }

@@ -8,7 +8,9 @@ import Foundation
 /// The pipeline's side needs no feature type either: the pipeline sets the consumer's rules
 /// (`forPipeline`) and each hop its count (`forHop`), an engine that returns bodies whole has
 /// the body handed over after it (`finish`), a retrier asks `isCommitted` and a cache
-/// `RawRequest.bodyConsumer == nil`.
+/// `RawRequest.bodyConsumer == nil`. A consumer that takes the head while the body goes on (an
+/// async stream) has the engine step answer the chain with the head (`exchangeAnsweredAtHead`),
+/// and whatever holds a place until the transfer ends waits for it (`afterTransfer`).
 ///
 /// A class, immutable (a changed rule is a new consumer): requests hold it as one reference,
 /// which their copies only retain (every send copies a request several times).
@@ -25,9 +27,17 @@ protocol ResponseBodyConsumer: AnyObject, Sendable {
     func finish(_ response: inout RawResponse)
     /// `true` once something reached the consumer's user that a retry would repeat.
     var isCommitted: Bool { get }
-    /// `true` when the response interceptors already saw the head (the consumer's caller ran
-    /// them), so the pipeline does not run them again at the end.
-    var concludedHead: Bool { get }
+    /// For a consumer that takes the head before the body ended (an async stream): the engine's
+    /// exchange of `request` (`perform`, which it runs), answered as soon as a streamed head
+    /// arrived (data nil) while the transfer goes on; the transfer's end then reaches the
+    /// consumer, not the chain. A head that does not stream (a redirect, a validated failure)
+    /// answers at the transfer's end, as always. nil: the exchange is the engine's, awaited whole.
+    nonisolated(nonsending) func exchangeAnsweredAtHead(
+        _ request: RawRequest, control: TransferControl,
+        perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse?
+    /// Runs `action` once the transfer whose head answered the chain ended (`true`); `false`
+    /// (the action not kept) when no transfer goes on past the answer.
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool
     /// Whether `other` consumes the same way (a request's notes are compared).
     func isEqual(to other: any ResponseBodyConsumer) -> Bool
     /// Hashes what `isEqual(to:)` compares.
@@ -39,7 +49,10 @@ extension ResponseBodyConsumer {
     func forHop(redirects: Int) -> any ResponseBodyConsumer { self }
     func finish(_ response: inout RawResponse) {}
     var isCommitted: Bool { false }
-    var concludedHead: Bool { false }
+    nonisolated(nonsending) func exchangeAnsweredAtHead(
+        _ request: RawRequest, control: TransferControl,
+        perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse? { nil }
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool { false }
     func isEqual(to other: any ResponseBodyConsumer) -> Bool { self === other }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

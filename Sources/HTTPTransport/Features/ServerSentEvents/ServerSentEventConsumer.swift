@@ -101,5 +101,4 @@ final class ServerSentEventConsumer: StreamingConsumer {
     func setWaker(_ waker: (@Sendable () -> Void)?) {}
     /// Once a byte was taken a retry would read the body again into a decoder midway.
     var isCommitted: Bool { state.withLock { $0.received } }
-    var concludedHead: Bool { false }
 }

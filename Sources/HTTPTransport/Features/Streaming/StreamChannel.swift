@@ -1,25 +1,28 @@
 import Foundation
 
-/// The meeting point of an `HTTPResponseStream`'s transfer (on a transfer thread) and its
-/// consumer (a task): the head, then the body through a bounded `StreamBuffer`.
+/// The meeting point of an `HTTPResponseStream`'s transfer (on a transfer thread), its send's
+/// chain and its reader (tasks): the exchange's answer for the chain (`StreamExchange`: the
+/// head, while the transfer goes on), then the body through a bounded `StreamBuffer`.
 ///
 /// As in `AsyncSendJob`, values cross threads under the lock, never through a continuation:
 /// a continuation only wakes the task, which then reads the state (ThreadSanitizer sees the
 /// pthread mutex, not the concurrency runtime's hand-over).
 final class StreamChannel: StreamingConsumer, @unchecked Sendable {
-    /// Stops the transfer (the engine's poll wakes at once).
+    /// Stops the stream: the transfer of its exchange under way (the engine's poll wakes at once).
     let cancellation = CancellationHandle()
     private let url: String
+    private let limit: Int
     private let lock = NSLock()
     // Everything below is guarded by `lock`.
     private var buffer: StreamBuffer
-    private var head: RawResponse?
-    private var headFailure: HTTPTransportError?
-    private var announced = false
-    private var headWaiter: CheckedContinuation<Void, Never>?
+    private var exchange = StreamExchange()
+    private var answerWaiter: CheckedContinuation<Void, Never>?
+    /// Run when the transfer whose head answered the chain ended (the transfer gate's place).
+    private var endActions: [@Sendable () -> Void] = []
+    private var headHandedOver = false
+    private var cancelled = false
     private var reader: CheckedContinuation<Void, Never>?
     private var waker: (@Sendable () -> Void)?
-    private var transferEnded = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var iterated = false
     private var pauseWaiters: [CheckedContinuation<Void, Never>] = []
@@ -27,6 +30,7 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
 
     init(url: String, limit: Int = StreamBuffer.defaultLimit) {
         self.url = url
+        self.limit = limit
         buffer = StreamBuffer(limit: limit)
     }
 
@@ -34,26 +38,124 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         HTTPTransportError(code: .cancelled, message: "The stream was cancelled.", url: url)
     }
 
-    // MARK: Transfer side (StreamingConsumer)
+    // MARK: The chain's side
 
+    /// The engine step's exchange of `request` (`perform`, in a task of its own), answered with
+    /// the streamed head while the transfer goes on, or with the whole response when the
+    /// transfer ended first. An exchange before it whose transfer still runs (a retrier repeats
+    /// it) is stopped, and the body starts afresh: nothing of the abandoned one reaches the reader.
+    nonisolated(nonsending) func exchange(
+        _ request: RawRequest, body: StreamingBody, control: TransferControl,
+        perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse {
+        let own = CancellationHandle()
+        let (number, abandoned) = lock.withLock { () -> (Int, CancellationHandle?) in
+            let begun = exchange.begin(cancellation: own)
+            if !cancelled { buffer = StreamBuffer(limit: limit) }
+            waker = nil
+            return begun
+        }
+        abandoned?.cancel()
+        // The stream's cancellation stops this exchange's transfer.
+        let token = cancellation.addWaker { own.cancel() }
+        if cancellation.isCancelled { own.cancel() }
+        var control = control
+        control.cancellation = own
+        var request = request
+        var attempt = body
+        attempt.consumer = StreamAttempt(channel: self, number: number)
+        request.streaming = attempt
+        Task { [request, control] in
+            let response = await perform(request, control)
+            self.cancellation.removeWaker(token)
+            self.ended(response, of: number)
+        }
+        return await answer(to: request)
+    }
+
+    /// The current exchange's answer, once it came.
+    private func answer(to request: RawRequest) async -> RawResponse {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = lock.withLock { () -> Bool in
+                guard !exchange.hasAnswer else { return true }
+                answerWaiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        return lock.withLock { exchange.takeAnswer() } ?? RawResponse(request: request, error: HTTPTransportError(
+            code: .badResponse, message: "The exchange ended without a response.", url: url))
+    }
+
+    /// The chain answered with the stream's head, for its caller: a body that came whole (or
+    /// all before its head was announced) is complete; a streamed one ends with its transfer.
+    func handOver() {
+        lock.withLock {
+            headHandedOver = true
+            if !exchange.transferRuns { buffer.finish(.finished) }
+        }
+    }
+
+    /// Runs `action` once the transfer whose head answered the chain ended (`true`); `false`
+    /// when none runs past the answer.
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            guard exchange.phase == .streaming else { return false }
+            endActions.append(action)
+            return true
+        }
+    }
+
+    // MARK: The transfer's side (StreamingConsumer, and `StreamAttempt` for one exchange)
+
+    /// The head, told by the hop after the exchange (`StreamingBody.finish`): it is the chain's
+    /// answer already. (A body that failed after its head is the reader's error, not the head's.)
     func headArrived(_ head: RawResponse) -> HTTPTransportError? {
+        lock.withLock { cancelled ? cancelledError : nil }
+    }
+
+    /// The streamed head of exchange `number`: the chain's answer. An error stops the transfer
+    /// (the stream was cancelled, or the exchange abandoned).
+    func headArrived(_ head: RawResponse, of number: Int) -> HTTPTransportError? {
         let (waiter, error) = lock.withLock { () -> (CheckedContinuation<Void, Never>?, HTTPTransportError?) in
-            if case .failed(let error)? = buffer.end { return (nil, error) }
-            guard !announced else { return (nil, nil) }
-            announced = true
-            // (Without its streaming body, which refers to this channel: no reference cycle.)
-            var head = head
-            head.request.streaming = nil
-            self.head = head
-            defer { headWaiter = nil }
-            return (headWaiter, nil)
+            if cancelled { return (nil, cancelledError) }
+            guard exchange.headArrived(head, of: number) else { return (nil, abandonedError) }
+            defer { answerWaiter = nil }
+            return (answerWaiter, nil)
         }
         waiter?.resume()
         return error
     }
 
-    func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer {
+    private var abandonedError: HTTPTransportError {
+        HTTPTransportError(code: .cancelled, message: "The exchange was repeated; its transfer was abandoned.", url: url)
+    }
+
+    /// The transfer of exchange `number` ended: its response answers the chain (no streamed
+    /// head came), or the body ends with it.
+    private func ended(_ response: RawResponse, of number: Int) {
+        let (waiters, actions) = lock.withLock { () -> ([CheckedContinuation<Void, Never>], [@Sendable () -> Void]) in
+            let end = exchange.ended(response, of: number)
+            guard end != .stale else { return ([], []) }
+            var waiters = endWaiters
+            endWaiters = []
+            if end == .bodyEnded { buffer.finish(response.error.map(StreamBuffer.End.failed) ?? .finished) }
+            for waiter in [answerWaiter, reader] { if let waiter { waiters.append(waiter) } }
+            answerWaiter = nil
+            reader = nil
+            defer { endActions = [] }
+            return (waiters, endActions)
+        }
+        // (The place goes back before anyone waiting for the end goes on.)
+        for action in actions { action() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer { receive(chunk, evenIfFull: evenIfFull, of: nil) }
+
+    /// A chunk of exchange `number` (nil: whichever is current); an abandoned one's is refused.
+    func receive(_ chunk: Data, evenIfFull: Bool, of number: Int?) -> StreamingAnswer {
         let (answer, waiter) = lock.withLock { () -> (StreamingAnswer, CheckedContinuation<Void, Never>?) in
+            if let number, !exchange.isCurrent(number) { return (.stop, nil) }
             let answer = buffer.offer(chunk, evenIfFull: evenIfFull)
             if answer == .pause, !pauseWaiters.isEmpty {
                 pauseWaiters.forEach { $0.resume() }
@@ -68,9 +170,11 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         return answer
     }
 
-    func handedOver() {
+    func handedOver() { handedOver(of: nil) }
+
+    func handedOver(of number: Int?) {
         let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard buffer.hasChunk else { return nil }
+            guard number.map(exchange.isCurrent) ?? true, buffer.hasChunk else { return nil }
             defer { reader = nil }
             return reader
         }
@@ -79,71 +183,39 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
 
     var wantsMore: Bool { lock.withLock { buffer.wantsMore } }
 
-    func resume() -> Bool { lock.withLock { buffer.resume() } }
+    func resume() -> Bool { resume(of: nil) }
+
+    /// (An abandoned exchange's paused transfer goes on, to be refused its next chunk.)
+    func resume(of number: Int?) -> Bool {
+        lock.withLock {
+            if let number, !exchange.isCurrent(number) { return true }
+            return buffer.resume()
+        }
+    }
 
     var lastTaken: ContinuousClock.Instant? { lock.withLock { taken } }
 
-    func setWaker(_ waker: (@Sendable () -> Void)?) { lock.withLock { self.waker = waker } }
+    func setWaker(_ waker: (@Sendable () -> Void)?) { setWaker(waker, of: nil) }
 
-    var isCommitted: Bool { lock.withLock { announced } }
-
-    var concludedHead: Bool { lock.withLock { announced } }
-
-    /// The send ended (on the transfer thread): before the head, its failure is `stream`'s;
-    /// after it, the body ends with it.
-    func finish(_ result: HTTPTransport.Result) {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            transferEnded = true
-            if !announced {
-                announced = true
-                headFailure = result.error ?? HTTPTransportError(
-                    code: .badResponse, message: "The exchange ended without a response head.", url: url)
-            }
-            buffer.finish(result.error.map(StreamBuffer.End.failed) ?? .finished)
-            var waiters = endWaiters
-            endWaiters = []
-            if let headWaiter { waiters.append(headWaiter) }
-            if let reader { waiters.append(reader) }
-            headWaiter = nil
-            reader = nil
-            return waiters
-        }
-        for waiter in waiters { waiter.resume() }
+    func setWaker(_ waker: (@Sendable () -> Void)?, of number: Int?) {
+        lock.withLock { if number.map(exchange.isCurrent) ?? true { self.waker = waker } }
     }
+
+    /// Once its head was handed to the stream's caller, a retrier repeats nothing.
+    var isCommitted: Bool { lock.withLock { headHandedOver } }
 
     // MARK: Consumer side
 
     /// Stops the transfer and ends the stream with `.cancelled` (what waits is dropped).
     func cancel() {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            cancelled = true
             if buffer.end == nil { buffer.cancel(cancelledError) }
-            if head == nil, headFailure == nil { headFailure = cancelledError }
-            let waiters = [headWaiter, reader].compactMap { $0 }
-            headWaiter = nil
-            reader = nil
-            return waiters
+            defer { reader = nil }
+            return reader
         }
         cancellation.cancel()
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// The response head, once it arrived (cancelling the task cancels the stream).
-    func awaitHead() async throws(HTTPTransportError) -> RawResponse {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = lock.withLock { () -> Bool in
-                    guard head == nil, headFailure == nil else { return true }
-                    headWaiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            cancel()
-        }
-        let (arrived, failure) = lock.withLock { (head, headFailure) }
-        if let arrived { return arrived }
-        throw failure ?? cancelledError
+        waiter?.resume()
     }
 
     /// The next chunk of the body; nil at its end (cancelling the task cancels the stream). It runs
@@ -194,12 +266,13 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         }
     }
 
-    /// Returns once the transfer ended and its handle was released (tests count descriptors).
+    /// Returns once no transfer of the stream runs and its handle was released (tests count
+    /// descriptors).
     func awaitTransferEnd() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = lock.withLock { () -> Bool in
-                if !transferEnded { endWaiters.append(continuation) }
-                return transferEnded
+                if exchange.transferRuns { endWaiters.append(continuation) }
+                return !exchange.transferRuns
             }
             if ended { continuation.resume() }
         }

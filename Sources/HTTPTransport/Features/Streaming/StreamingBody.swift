@@ -23,9 +23,6 @@ protocol StreamingConsumer: AnyObject, Sendable {
     func setWaker(_ waker: (@Sendable () -> Void)?)
     /// `true` once something reached the consumer's user that a retry would repeat.
     var isCommitted: Bool { get }
-    /// `true` when the response interceptors already saw the head (the stream's caller ran them),
-    /// so the pipeline does not run them again at the end.
-    var concludedHead: Bool { get }
 }
 
 extension StreamingConsumer {
@@ -48,7 +45,7 @@ enum StreamingAnswer {
 /// resolution and the pipeline to the engine, in the request's `ResponseBodyConsumer`
 /// (`StreamingBodyHook`, read and set as `RawRequest.streaming`). Equal by consumer.
 struct StreamingBody: Sendable, Hashable {
-    let consumer: any StreamingConsumer
+    var consumer: any StreamingConsumer
     /// Whether a non-2xx status fails the send (the transport's default validation): such a
     /// body is not streamed, its first `errorBodyLimit` bytes go into the error.
     var validatesStatus = true
@@ -101,5 +98,4 @@ final class ClosureConsumer: StreamingConsumer {
     var wantsMore: Bool { true }
     func setWaker(_ waker: (@Sendable () -> Void)?) {}
     var isCommitted: Bool { delivered.isSet }
-    var concludedHead: Bool { false }
 }

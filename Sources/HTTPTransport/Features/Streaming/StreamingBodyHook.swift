@@ -30,7 +30,19 @@ final class StreamingBodyHook: ResponseBodyConsumer {
 
     func finish(_ response: inout RawResponse) { body.finish(&response) }
     var isCommitted: Bool { body.consumer.isCommitted }
-    var concludedHead: Bool { body.consumer.concludedHead }
+
+    /// An async stream's exchange answers the chain with its head (`StreamChannel.exchange`);
+    /// the blocking closure's and Server-Sent Events' consumers take the exchange whole.
+    nonisolated(nonsending) func exchangeAnsweredAtHead(
+        _ request: RawRequest, control: TransferControl,
+        perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse? {
+        guard let channel = body.consumer as? StreamChannel else { return nil }
+        return await channel.exchange(request, body: body, control: control, perform: perform)
+    }
+
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
+        (body.consumer as? StreamChannel)?.afterTransfer(action) ?? false
+    }
 
     func isEqual(to other: any ResponseBodyConsumer) -> Bool { (other as? StreamingBodyHook)?.body == body }
     func hash(into hasher: inout Hasher) { body.hash(into: &hasher) }

@@ -105,4 +105,44 @@ final class TransferGateStepTests: XCTestCase {
         XCTAssertEqual(gate.counts.waiting, 0)
         gate.leave()
     }
+
+    /// A body whose transfer goes on after the steps below answered (an async stream's head):
+    /// it keeps the action until the test ends the transfer.
+    private final class BodyPastTheAnswer: ResponseBodyConsumer, @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [@Sendable () -> Void] = []
+        let runs: Bool
+
+        init(runs: Bool) { self.runs = runs }
+
+        func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink { MemoryBody(limit: 1 << 20) }
+
+        func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
+            guard runs else { return false }
+            lock.withLock { kept.append(action) }
+            return true
+        }
+
+        func endTransfer() { for action in lock.withLock({ kept }) { action() } }
+    }
+
+    func testAPlaceIsGivenBackWhenTheTransferBehindAnAnsweredHeadEndsNotBefore() async throws {
+        let gate = TransferGate(limit: 1)
+        let step = TransferGateStep(gate: gate)
+        let session = Session()
+        let context = HTTPSendContext(pipeline: SendPipeline(session: session, steps: []), control: TransferControl(),
+                                      telemetry: session.sendEvents(), place: .held)
+        for runs in [true, false] {
+            _ = await gate.enter()
+            let body = BodyPastTheAnswer(runs: runs)
+            var request = RawRequest(url: try XCTUnwrap(URL(string: "http://127.0.0.1:9/stream")))
+            request.bodyConsumer = body
+            var (exchange, action) = step.start(request, context: context)
+            guard case .forward = action.kind else { return XCTFail("the step forwards a request holding its place") }
+            _ = step.resume(&exchange, with: RawResponse(request: request, statusCode: .ok), context: context)
+            XCTAssertEqual(gate.counts.running, runs ? 1 : 0, runs ? "held while the transfer goes on" : "given back at once")
+            body.endTransfer()
+            XCTAssertEqual(gate.counts.running, 0)
+        }
+    }
 }
