@@ -17,8 +17,13 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     private var buffer: StreamBuffer
     private var exchange = StreamExchange()
     private var answerWaiter: CheckedContinuation<Void, Never>?
-    /// Run when the transfer whose head answered the chain ended (the transfer gate's place).
-    private var endActions: [@Sendable () -> Void] = []
+    /// Run with its last response when the transfer whose head answered the chain ended (the
+    /// hop's span, the send's metrics, the transfer gate's place).
+    private var endActions: [@Sendable (RawResponse) -> Void] = []
+    /// The last response of the transfer whose head answered the chain, once it ended.
+    private var bodyEnd: RawResponse?
+    /// The transfer's end runs `endActions`; one asked for meanwhile joins them, in order.
+    private var runningEndActions = false
     private var headHandedOver = false
     private var cancelled = false
     private var reader: CheckedContinuation<Void, Never>?
@@ -52,6 +57,7 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             let begun = exchange.begin(cancellation: own)
             if !cancelled { buffer = StreamBuffer(limit: limit) }
             waker = nil
+            bodyEnd = nil
             return begun
         }
         abandoned?.cancel()
@@ -95,14 +101,21 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         }
     }
 
-    /// Runs `action` once the transfer whose head answered the chain ended (`true`); `false`
-    /// when none runs past the answer.
-    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
-        lock.withLock {
-            guard exchange.phase == .streaming else { return false }
-            endActions.append(action)
-            return true
+    /// Runs `action` with the transfer's last response once the transfer whose head answered the
+    /// chain ended, or now when it ended already (`true`); `false` when the answer was the
+    /// transfer's whole response (nothing went on past it).
+    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
+        let (kept, ended) = lock.withLock { () -> (Bool, RawResponse?) in
+            // (While the end runs the earlier steps' actions, a later step's waits its turn: the
+            // hop's span ends before the send's metrics are told.)
+            guard exchange.phase != .streaming, !runningEndActions else {
+                endActions.append(action)
+                return (true, nil)
+            }
+            return (false, bodyEnd)
         }
+        if let ended { action(ended) }
+        return kept || ended != nil
     }
 
     // MARK: The transfer's side (StreamingConsumer, and `StreamAttempt` for one exchange)
@@ -133,21 +146,36 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     /// The transfer of exchange `number` ended: its response answers the chain (no streamed
     /// head came), or the body ends with it.
     private func ended(_ response: RawResponse, of number: Int) {
-        let (waiters, actions) = lock.withLock { () -> ([CheckedContinuation<Void, Never>], [@Sendable () -> Void]) in
+        let (waiters, first) = lock.withLock { () -> ([CheckedContinuation<Void, Never>], [@Sendable (RawResponse) -> Void]) in
             let end = exchange.ended(response, of: number)
             guard end != .stale else { return ([], []) }
             var waiters = endWaiters
             endWaiters = []
-            if end == .bodyEnded { buffer.finish(response.error.map(StreamBuffer.End.failed) ?? .finished) }
+            if end == .bodyEnded {
+                buffer.finish(response.error.map(StreamBuffer.End.failed) ?? .finished)
+                bodyEnd = response
+                runningEndActions = true
+            }
             for waiter in [answerWaiter, reader] { if let waiter { waiters.append(waiter) } }
             answerWaiter = nil
             reader = nil
-            defer { endActions = [] }
-            return (waiters, endActions)
+            return (waiters, takeEndActions())
         }
-        // (The place goes back before anyone waiting for the end goes on.)
-        for action in actions { action() }
+        // (In the order the steps asked, the hop's first, the gate's place last; all before
+        // anyone waiting for the end goes on.)
+        var actions = first
+        while !actions.isEmpty {
+            for action in actions { action(response) }
+            actions = lock.withLock { takeEndActions() }
+        }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// The end actions asked for so far (under `lock`); none left ends their run.
+    private func takeEndActions() -> [@Sendable (RawResponse) -> Void] {
+        defer { endActions = [] }
+        if endActions.isEmpty { runningEndActions = false }
+        return endActions
     }
 
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer { receive(chunk, evenIfFull: evenIfFull, of: nil) }

@@ -40,7 +40,7 @@ final class StreamingBodyHook: ResponseBodyConsumer {
         return await channel.exchange(request, body: body, control: control, perform: perform)
     }
 
-    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
+    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
         (body.consumer as? StreamChannel)?.afterTransfer(action) ?? false
     }
 
