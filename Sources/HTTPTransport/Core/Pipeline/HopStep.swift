@@ -67,15 +67,7 @@ extension SendPipeline {
     func conclude(hop: Hop, streaming: (any ResponseBodyConsumer)?, response: consuming RawResponse, telemetry: SendEvents) -> HopOutcome {
         streaming?.finish(&response)
         if response.metrics.redirectCount != hop.redirects { response.metrics.redirectCount = hop.redirects }
-        // (An async stream's span ends with its body, which goes on past its head.)
-        let redirects = hop.redirects
-        if !telemetry.deferred(to: streaming, { events, last in
-            var last = last
-            last.metrics.redirectCount = redirects
-            events.hopEnded(last)
-        }) {
-            telemetry.hopEnded(response)
-        }
+        telemetry.hopEnded(response)
         if let next = followRedirect(&response, from: hop) { return .next(next) }
         // (An async stream's head comes here while its body goes on: it is validated and
         // intercepted like any response, once; the body's end goes to the stream, not here.)

@@ -42,20 +42,4 @@ struct SendEvents {
     func originWaited(seconds: Double, reason: String) { observer?.originWaited(seconds: seconds, reason: reason) }
     func circuitRefused(host: String, port: Int) { observer?.circuitRefused(host: host, port: port) }
     func sendEnded(_ result: HTTPTransport.Result) { observer?.sendEnded(result) }
-
-    /// Whether the end of the transfer of a stream whose head answered the chain was left to
-    /// `afterTransfer` of its body (`body`), with what it should tell then: the hop's span and the
-    /// send's metrics then have the body's bytes and failure, not only the head's. False: no
-    /// transfer goes on (or nothing records), and the caller tells it now.
-    func deferred(to body: (any ResponseBodyConsumer)?, _ tell: @escaping @Sendable (SendEvents, RawResponse) -> Void) -> Bool {
-        guard isRecording, let body else { return false }
-        let handed = HandedOverEvents(events: self)
-        return body.afterTransfer { tell(handed.events, $0) }
-    }
-}
-
-/// A send's events handed to the end of its stream's transfer: the chain let go of them when it
-/// answered with the head, and the hand-over happens under the stream's lock.
-private struct HandedOverEvents: @unchecked Sendable {
-    let events: SendEvents
 }

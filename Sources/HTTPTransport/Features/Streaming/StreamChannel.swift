@@ -17,13 +17,14 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     private var buffer: StreamBuffer
     private var exchange = StreamExchange()
     private var answerWaiter: CheckedContinuation<Void, Never>?
-    /// Run with its last response when the transfer whose head answered the chain ended (the
-    /// hop's span, the send's metrics, the transfer gate's place).
-    private var endActions: [@Sendable (RawResponse) -> Void] = []
-    /// The last response of the transfer whose head answered the chain, once it ended.
+    /// Run with its last response when the transfer of exchange `number`, whose head answered
+    /// the chain, ended (the hop's span, the send's metrics, the transfer gate's place).
+    private var endActions: [(number: Int, run: @Sendable (RawResponse) -> Void)] = []
+    /// The last response of the current exchange's streamed transfer, once it ended.
     private var bodyEnd: RawResponse?
-    /// The transfer's end runs `endActions`; one asked for meanwhile joins them, in order.
-    private var runningEndActions = false
+    /// The exchange whose end runs its actions now: one asked for meanwhile joins them, in
+    /// order, and the end shows (the body's end, `awaitTransferEnd`) once they all ran.
+    private var endRunning: Int?
     private var headHandedOver = false
     private var cancelled = false
     private var reader: CheckedContinuation<Void, Never>?
@@ -58,6 +59,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             if !cancelled { buffer = StreamBuffer(limit: limit) }
             waker = nil
             bodyEnd = nil
+            // (What waited for an abandoned exchange's end waits for this one's: its transfer's
+            // end counts for nothing, and a place is given back when the stream's transfer ended.)
+            for index in endActions.indices { endActions[index].number = begun.number }
             return begun
         }
         abandoned?.cancel()
@@ -97,7 +101,8 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     func handOver() {
         lock.withLock {
             headHandedOver = true
-            if !exchange.transferRuns { buffer.finish(.finished) }
+            // (A transfer whose end still runs its actions finishes the body itself, with its outcome.)
+            if !exchange.transferRuns, endRunning == nil { buffer.finish(.finished) }
         }
     }
 
@@ -108,8 +113,8 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         let (kept, ended) = lock.withLock { () -> (Bool, RawResponse?) in
             // (While the end runs the earlier steps' actions, a later step's waits its turn: the
             // hop's span ends before the send's metrics are told.)
-            guard exchange.phase != .streaming, !runningEndActions else {
-                endActions.append(action)
+            if exchange.phase == .streaming || endRunning == exchange.number {
+                endActions.append((exchange.number, action))
                 return (true, nil)
             }
             return (false, bodyEnd)
@@ -144,38 +149,54 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     }
 
     /// The transfer of exchange `number` ended: its response answers the chain (no streamed
-    /// head came), or the body ends with it.
+    /// head came), or the body ends with it, once the steps' end actions ran.
     private func ended(_ response: RawResponse, of number: Int) {
-        let (waiters, first) = lock.withLock { () -> ([CheckedContinuation<Void, Never>], [@Sendable (RawResponse) -> Void]) in
+        let end = lock.withLock { () -> StreamExchange.End in
             let end = exchange.ended(response, of: number)
-            guard end != .stale else { return ([], []) }
-            var waiters = endWaiters
-            endWaiters = []
             if end == .bodyEnded {
-                buffer.finish(response.error.map(StreamBuffer.End.failed) ?? .finished)
                 bodyEnd = response
-                runningEndActions = true
+                endRunning = number
             }
+            return end
+        }
+        guard end != .stale else { return }
+        // The actions in the order the steps asked (the hop's span, the send's metrics, the gate's
+        // place last), with those asked for meanwhile; then the end shows.
+        while true {
+            switch lock.withLock({ nextEndStep(of: number, end: end, response: response) }) {
+            case .run(let actions):
+                for action in actions { action(response) }
+            case .shown(let waiters):
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+        }
+    }
+
+    private enum EndStep {
+        case run([@Sendable (RawResponse) -> Void])
+        case shown([CheckedContinuation<Void, Never>])
+    }
+
+    /// (Under `lock`.) The actions of exchange `number` still to run; when none is left, its end
+    /// shows: the body's end and the chain's answer (unless a later exchange began), and whoever
+    /// waits for the transfer's end goes on.
+    private func nextEndStep(of number: Int, end: StreamExchange.End, response: RawResponse) -> EndStep {
+        let due = endActions.filter { $0.number == number }
+        if !due.isEmpty {
+            endActions.removeAll { $0.number == number }
+            return .run(due.map(\.run))
+        }
+        if endRunning == number { endRunning = nil }
+        var waiters = endWaiters
+        endWaiters = []
+        if number == exchange.number {
+            if end == .bodyEnded { buffer.finish(response.error.map(StreamBuffer.End.failed) ?? .finished) }
             for waiter in [answerWaiter, reader] { if let waiter { waiters.append(waiter) } }
             answerWaiter = nil
             reader = nil
-            return (waiters, takeEndActions())
         }
-        // (In the order the steps asked, the hop's first, the gate's place last; all before
-        // anyone waiting for the end goes on.)
-        var actions = first
-        while !actions.isEmpty {
-            for action in actions { action(response) }
-            actions = lock.withLock { takeEndActions() }
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// The end actions asked for so far (under `lock`); none left ends their run.
-    private func takeEndActions() -> [@Sendable (RawResponse) -> Void] {
-        defer { endActions = [] }
-        if endActions.isEmpty { runningEndActions = false }
-        return endActions
+        return .shown(waiters)
     }
 
     func receive(_ chunk: Data, evenIfFull: Bool) -> StreamingAnswer { receive(chunk, evenIfFull: evenIfFull, of: nil) }
@@ -299,12 +320,16 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     func awaitTransferEnd() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = lock.withLock { () -> Bool in
-                if exchange.transferRuns { endWaiters.append(continuation) }
-                return !exchange.transferRuns
+                let runs = exchange.transferRuns || endRunning != nil
+                if runs { endWaiters.append(continuation) }
+                return !runs
             }
             if ended { continuation.resume() }
         }
     }
+
+    /// Whether the body's end (or failure) is there for the reader (tests).
+    var bodyEnded: Bool { lock.withLock { buffer.end != nil } }
 
     /// Bytes waiting in the buffer.
     var bufferedBytes: Int { lock.withLock { buffer.bufferedBytes } }

@@ -36,12 +36,14 @@ final class StreamingBodyHook: ResponseBodyConsumer {
     nonisolated(nonsending) func exchangeAnsweredAtHead(
         _ request: RawRequest, control: TransferControl,
         perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse? {
-        guard let channel = body.consumer as? StreamChannel else { return nil }
+        // (A request that went out already carries its exchange's attempt: a repeat of it, by a
+        // retrier or a step, is a new exchange of the same channel.)
+        guard let channel = body.consumer as? StreamChannel ?? (body.consumer as? StreamAttempt)?.channel else { return nil }
         return await channel.exchange(request, body: body, control: control, perform: perform)
     }
 
     func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
-        (body.consumer as? StreamChannel)?.afterTransfer(action) ?? false
+        (body.consumer as? StreamChannel ?? (body.consumer as? StreamAttempt)?.channel)?.afterTransfer(action) ?? false
     }
 
     func isEqual(to other: any ResponseBodyConsumer) -> Bool { (other as? StreamingBodyHook)?.body == body }

@@ -106,6 +106,28 @@ final class StreamExchangeTests: XCTestCase {
         XCTAssertEqual(order.values, ["hop begins", "hop ends", "send"])
     }
 
+    func testTheBodysEndShowsOnlyOnceTheEndActionsRan() async throws {
+        let channel = StreamChannel(url: url)
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let request = RawRequest(url: try XCTUnwrap(URL(string: url)))
+        _ = await channel.exchange(request, body: StreamingBody(consumer: channel), control: TransferControl(),
+                                   perform: scripted(released: released))
+        let (entered, enter) = AsyncStream<Void>.makeStream()
+        let proceed = DispatchSemaphore(value: 0)
+        // (The gate's place, say: a reader who saw the end and sent again must find it free.)
+        XCTAssertTrue(channel.afterTransfer { _ in
+            enter.yield()
+            _ = proceed.wait(timeout: .now() + 10)
+        })
+        channel.handOver()
+        release.yield()
+        for await _ in entered { break }
+        XCTAssertFalse(channel.bodyEnded, "the body ended before the end actions ran")
+        proceed.signal()
+        await channel.awaitTransferEnd()
+        XCTAssertTrue(channel.bodyEnded)
+    }
+
     func testARepeatedExchangeStreamsIntoAnEmptyBodyAndTheAbandonedTransferIsRefused() async throws {
         let channel = StreamChannel(url: url)
         let (released, release) = AsyncStream<Void>.makeStream()
