@@ -51,6 +51,16 @@ final class StreamExchangeTests: XCTestCase {
         XCTAssertTrue(exchange.isCurrent(two))
     }
 
+    /// A channel whose scripted exchange answered with its head; the transfer ends once released.
+    private func streamingExchange() async throws -> (StreamChannel, AsyncStream<Void>.Continuation) {
+        let channel = StreamChannel(url: url)
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let request = RawRequest(url: try XCTUnwrap(URL(string: url)))
+        _ = await channel.exchange(request, body: StreamingBody(consumer: channel), control: TransferControl(),
+                                   perform: scripted(released: released))
+        return (channel, release)
+    }
+
     /// The engine's side, scripted: a head, a chunk, then (once released) the end.
     private func scripted(released: AsyncStream<Void>) -> @Sendable (RawRequest, TransferControl) async -> RawResponse {
         { request, _ in
@@ -88,11 +98,7 @@ final class StreamExchangeTests: XCTestCase {
     }
 
     func testAnEndActionAskedForWhileTheEndRunsEarlierOnesRunsAfterThemInOrder() async throws {
-        let channel = StreamChannel(url: url)
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let request = RawRequest(url: try XCTUnwrap(URL(string: url)))
-        _ = await channel.exchange(request, body: StreamingBody(consumer: channel), control: TransferControl(),
-                                   perform: scripted(released: released))
+        let (channel, release) = try await streamingExchange()
         let order = Recorder<String>()
         // (The hop's span is asked for first; the send's metrics, a step above, while it runs.)
         XCTAssertTrue(channel.afterTransfer { _ in
@@ -107,11 +113,7 @@ final class StreamExchangeTests: XCTestCase {
     }
 
     func testTheBodysEndShowsOnlyOnceTheEndActionsRan() async throws {
-        let channel = StreamChannel(url: url)
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let request = RawRequest(url: try XCTUnwrap(URL(string: url)))
-        _ = await channel.exchange(request, body: StreamingBody(consumer: channel), control: TransferControl(),
-                                   perform: scripted(released: released))
+        let (channel, release) = try await streamingExchange()
         let (entered, enter) = AsyncStream<Void>.makeStream()
         let proceed = DispatchSemaphore(value: 0)
         // (The gate's place, say: a reader who saw the end and sent again must find it free.)
