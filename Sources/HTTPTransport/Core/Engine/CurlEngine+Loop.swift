@@ -32,17 +32,24 @@ extension CurlEngine {
                 code: .other, message: error.message, url: request.url.absoluteString, curlCode: Int(error.code.rawValue)))
         }
         transfer.handle.connectionContext.beginTransfer()
-        let isStream = transfer.state.pacedSink != nil
-        // Without a per-host limit, the loop admits one connection's worth of such transfers per
-        // origin (MultiplexGate); a stream, which may stay open for hours, goes in at once.
-        let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0
-        let code = await loop.perform(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
-                                                   engine: isStream ? self : nil,
-                                                   multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil,
-                                                   deadline: gated ? .now + .milliseconds(Self.milliseconds(request.timeout)) : nil))
+        let code = await loop.perform(loopTransfer(transfer, of: request, waitsToMultiplex: waits))
         if request.webSocket != nil { return webSocketResponse(to: request, of: transfer, code: code) }
         defer { finish(transfer, code: code) }
         return withSentHead(response(to: request, of: transfer, code: code), of: transfer)
+    }
+
+    /// `transfer` as the loop runs it. Without a per-host limit, the loop admits one connection's
+    /// worth of transfers that wait to multiplex per origin (MultiplexGate); a stream, which may
+    /// stay open for hours, goes in at once.
+    /// (Out of line: a clock's instant has a size known only at run time, and each such value
+    /// in an async function's frame costs every send a task allocation.)
+    @inline(never)
+    private func loopTransfer(_ transfer: CurlTransfer, of request: RawRequest, waitsToMultiplex waits: Bool) -> LoopTransfer {
+        let isStream = transfer.state.pacedSink != nil
+        let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0
+        return LoopTransfer(handle: transfer.handle, state: transfer.state, request: request, engine: isStream ? self : nil,
+                            multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil,
+                            deadline: gated ? .now + .milliseconds(Self.milliseconds(request.timeout)) : nil)
     }
 
     /// Whether a transfer waits for a connection being opened to its origin, in case it can

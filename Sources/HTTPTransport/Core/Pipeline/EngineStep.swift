@@ -10,10 +10,19 @@ enum EngineStep {
 
     nonisolated(nonsending) static func exchange(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
         let request = marked(request, keepsSentHead: context.pipeline.keepsSentHead)
+        if let consumer = request.bodyConsumer { return await exchange(request, consumedBy: consumer, context: context) }
+        return await context.pipeline.session.executeAsync(request, control: context.control)
+    }
+
+    /// An async stream's exchange answers with its head while the body goes on
+    /// (`ResponseBodyConsumer.exchangeAnsweredAtHead`): the steps above see the head.
+    /// (Out of line: inlined, the stream's task, whose priority has a size known only at run
+    /// time, would cost every send a task allocation.)
+    @inline(never)
+    private nonisolated(nonsending) static func exchange(_ request: RawRequest, consumedBy consumer: any ResponseBodyConsumer,
+                                                          context: HTTPSendContext) async -> RawResponse {
         let session = context.pipeline.session
-        // An async stream's exchange answers with its head while the body goes on
-        // (`ResponseBodyConsumer.exchangeAnsweredAtHead`): the steps above see the head.
-        if let consumer = request.bodyConsumer, let answer = await consumer.exchangeAnsweredAtHead(
+        if let answer = await consumer.exchangeAnsweredAtHead(
             request, control: context.control, perform: { await session.executeAsync($0, control: $1) }) {
             return answer
         }

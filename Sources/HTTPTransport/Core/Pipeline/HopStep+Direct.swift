@@ -23,4 +23,24 @@ extension HopStep {
             }
         }
     }
+
+    /// The same in an async send, awaiting the engine.
+    nonisolated(nonsending) static func sendDirectly(_ request: RawRequest, context: HTTPSendContext) async -> RawResponse {
+        var hop = Hop(first: request)
+        while true {
+            let sent: RawRequest
+            do {
+                sent = try context.pipeline.intercept(&hop, telemetry: context.telemetry)
+            } catch {
+                return unsent(hop, error)
+            }
+            let prepared = prepared(consume sent, hop: hop)
+            let streaming = prepared.bodyConsumer
+            let response = await EngineStep.exchange(prepared, context: context)
+            switch context.pipeline.conclude(hop: hop, streaming: streaming, response: response, telemetry: context.telemetry) {
+            case .next(let following): hop = following
+            case .done(let response): return response
+            }
+        }
+    }
 }

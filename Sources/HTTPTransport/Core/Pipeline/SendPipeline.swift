@@ -116,7 +116,8 @@ final class SendPipeline: Sendable {
         // gives its place back here: the step's frame and a level of the chain cost an async
         // GET ~1k instructions of task allocation (the step is there for the sends that wait).
         if blockingStart == 1, let holdsPlace = TransferGateStep.passesAtOnce(place, at: session.transferGate) {
-            var response = await SendChain(context: context(control)).send(resolved, from: 1)
+            var response = onlyHops ? await HopStep.sendDirectly(resolved, context: context(control))
+                : await SendChain(context: context(control)).send(resolved, from: 1)
             if holdsPlace { TransferGateStep.leave(session.transferGate, body: resolved.bodyConsumer) }
             return result(of: &response)
         }

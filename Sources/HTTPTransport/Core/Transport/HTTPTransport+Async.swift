@@ -45,8 +45,13 @@ extension HTTPTransport {
     /// `nonisolated(nonsending)`: they run where their caller runs (here always a nonisolated
     /// context: the public `send`, a stream's or a WebSocket's task), so that entering each
     /// costs no executor check (`swift_task_switch`, some thirty per send otherwise).
-    nonisolated(nonsending) func result(for request: some HTTPRequestEnvelope,
-                                        progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
+    ///
+    /// Compiled for `HTTPRequest` too: the public `send` is generic and called from other
+    /// modules, so a send would otherwise resolve its request through dynamic casts that copy
+    /// it twice (the blocking `send(request:)` takes the type itself).
+    @_specialize(where Request == HTTPRequest)
+    nonisolated(nonsending) func result<Request: HTTPRequestEnvelope>(
+        for request: Request, progress: (@Sendable (TransferProgress) -> Bool)?) async -> Result {
         let session = request.session ?? self.session
         let cancellation = CancellationHandle()
         let deadline = GateDeadline.after(request.timeout)

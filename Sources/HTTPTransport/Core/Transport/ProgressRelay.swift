@@ -57,6 +57,9 @@ final class ProgressRelay: @unchecked Sendable {
     }
 
     /// Returns once every queued report was handled (before the send returns), holding no thread.
+    /// (Out of line: inlined, its continuation, of a size known only at run time, would cost
+    /// every send two task allocations, with or without a progress handler.)
+    @inline(never)
     func drained() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = lock.withLock { () -> Bool in

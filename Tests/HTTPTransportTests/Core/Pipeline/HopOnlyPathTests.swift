@@ -2,10 +2,10 @@ import Foundation
 @testable import HTTPTransport
 import XCTest
 
-/// The direct path of a blocking send whose only step is the hop step (`HopStep.sendDirectly`,
-/// `SendPipeline.onlyHops`) against the chain it stands in for (`SendChain`), on the same
-/// pipeline and the test server: each request goes both ways, one after the other, and the two
-/// responses must agree in status, headers, body, error, request as sent and metrics.
+/// The direct path of a send whose only step is the hop step (`HopStep.sendDirectly`,
+/// `SendPipeline.onlyHops`) against the chain it stands in for (`SendChain`), blocking and async,
+/// on the same pipeline and the test server: each request goes both ways, one after the other,
+/// and the two responses must agree in status, headers, body, error, request as sent and metrics.
 final class HopOnlyPathTests: XCTestCase {
     /// A user's step that hands every request on as it is.
     private struct PassingStep: HTTPSendStep {
@@ -27,6 +27,19 @@ final class HopOnlyPathTests: XCTestCase {
         let context = HTTPSendContext(pipeline: pipeline, control: TransferControl(), telemetry: pipeline.session.sendEvents())
         let direct = HopStep.sendDirectly(resolved, context: context)
         let chain = SendChain(context: context).send(resolved, from: pipeline.blockingStart)
+        return (direct, chain)
+    }
+
+    /// The same for an async send, which passed the transfer gate at once (`SendPipeline.runAsync`).
+    private func bothWaysAsync(_ transport: HTTPTransport, _ request: HTTPRequest,
+                               file: StaticString = #filePath, line: UInt = #line) async throws -> (direct: RawResponse, chain: RawResponse) {
+        let pipeline = SendPipeline.of(request, on: transport)
+        XCTAssertTrue(pipeline.onlyHops, "the pipeline must take the direct path", file: file, line: line)
+        XCTAssertEqual(pipeline.blockingStart, 1, "an async send starts below the transfer gate's step", file: file, line: line)
+        let resolved = try pipeline.resolve(request)
+        let context = HTTPSendContext(pipeline: pipeline, control: TransferControl(), telemetry: pipeline.session.sendEvents())
+        let direct = await HopStep.sendDirectly(resolved, context: context)
+        let chain = await SendChain(context: context).send(resolved, from: pipeline.blockingStart)
         return (direct, chain)
     }
 
@@ -82,42 +95,56 @@ final class HopOnlyPathTests: XCTestCase {
         XCTAssertFalse(HTTPTransport(session: Session(configuration: stepped)).pipeline.onlyHops)
     }
 
-    func testAPlainGetAndItsHeaders() throws {
+    func testAPlainGetAndItsHeaders() async throws {
         let transport = HTTPTransport()
-        assertSame(try bothWays(transport, HTTPRequest(endpoint: server.http + "/anything/plain?a=1").with(header: "X-Test", value: "1")))
-        assertSame(try bothWays(transport, HTTPRequest(endpoint: server.http + "/headers/multi")))
+        let plain = HTTPRequest(endpoint: server.http + "/anything/plain?a=1").with(header: "X-Test", value: "1")
+        let headers = HTTPRequest(endpoint: server.http + "/headers/multi")
+        assertSame(try bothWays(transport, plain))
+        assertSame(try bothWays(transport, headers))
+        assertSame(try await bothWaysAsync(transport, plain))
+        assertSame(try await bothWaysAsync(transport, headers))
     }
 
-    func testRedirectsAreFollowedAlikeAndTheLimitFailsAlike() throws {
+    func testRedirectsAreFollowedAlikeAndTheLimitFailsAlike() async throws {
         let transport = HTTPTransport()
-        let pair = try bothWays(transport, HTTPRequest(endpoint: server.http + "/redirect/2"))
-        XCTAssertEqual(pair.direct.metrics.redirectCount, 2)
-        assertSame(pair)
+        let redirected = HTTPRequest(endpoint: server.http + "/redirect/2")
+        for pair in [try bothWays(transport, redirected), try await bothWaysAsync(transport, redirected)] {
+            XCTAssertEqual(pair.direct.metrics.redirectCount, 2)
+            assertSame(pair)
+        }
         var configuration = Session.Configuration()
         configuration.maxRedirects = 1
-        let limited = try bothWays(HTTPTransport(session: Session(configuration: configuration)),
-                                   HTTPRequest(endpoint: server.http + "/redirect/3"))
-        XCTAssertEqual(limited.direct.error?.code, .tooManyRedirects)
-        assertSame(limited)
+        let limiting = HTTPTransport(session: Session(configuration: configuration))
+        let tooFar = HTTPRequest(endpoint: server.http + "/redirect/3")
+        for limited in [try bothWays(limiting, tooFar), try await bothWaysAsync(limiting, tooFar)] {
+            XCTAssertEqual(limited.direct.error?.code, .tooManyRedirects)
+            assertSame(limited)
+        }
     }
 
-    func testAStatusFailureAndAnUnvalidatedStatus() throws {
-        let validated = try bothWays(HTTPTransport(), HTTPRequest(endpoint: server.http + "/status/404"))
-        XCTAssertEqual(validated.direct.error?.code, .httpStatus)
-        assertSame(validated)
-        let unvalidated = try bothWays(HTTPTransport(useDefaultValidation: false), HTTPRequest(endpoint: server.http + "/status/503"))
-        XCTAssertNil(unvalidated.direct.error)
-        XCTAssertEqual(unvalidated.direct.statusCode?.rawValue, 503)
-        assertSame(unvalidated)
+    func testAStatusFailureAndAnUnvalidatedStatus() async throws {
+        let (validating, missing) = (HTTPTransport(), HTTPRequest(endpoint: server.http + "/status/404"))
+        for validated in [try bothWays(validating, missing), try await bothWaysAsync(validating, missing)] {
+            XCTAssertEqual(validated.direct.error?.code, .httpStatus)
+            assertSame(validated)
+        }
+        let (lenient, unavailable) = (HTTPTransport(useDefaultValidation: false), HTTPRequest(endpoint: server.http + "/status/503"))
+        for unvalidated in [try bothWays(lenient, unavailable), try await bothWaysAsync(lenient, unavailable)] {
+            XCTAssertNil(unvalidated.direct.error)
+            XCTAssertEqual(unvalidated.direct.statusCode?.rawValue, 503)
+            assertSame(unvalidated)
+        }
     }
 
-    func testAConnectionFailure() throws {
-        let pair = try bothWays(HTTPTransport(), HTTPRequest(endpoint: "http://127.0.0.1:9/refused"))
-        XCTAssertNotNil(pair.direct.error)
-        assertSame(pair)
+    func testAConnectionFailure() async throws {
+        let (transport, refused) = (HTTPTransport(), HTTPRequest(endpoint: "http://127.0.0.1:\(TestServer.closedPort())/refused"))
+        for pair in [try bothWays(transport, refused), try await bothWaysAsync(transport, refused)] {
+            XCTAssertEqual(pair.direct.error?.code, .cannotConnect)
+            assertSame(pair)
+        }
     }
 
-    func testInterceptorsSeeEveryHopAlikeAndAFailingOneSendsNothing() throws {
+    func testInterceptorsSeeEveryHopAlikeAndAFailingOneSendsNothing() async throws {
         let seen = Recorder<String>()
         let stamping = ClosureRequestInterceptor { request in
             seen.add(request.url.path)
@@ -131,13 +158,17 @@ final class HopOnlyPathTests: XCTestCase {
             return response
         }
         let transport = HTTPTransport(requestInterceptors: [stamping], responseInterceptors: [marking])
-        assertSame(try bothWays(transport, HTTPRequest(endpoint: server.http + "/redirect/1")))
-        XCTAssertEqual(seen.values, ["/redirect/1", "/redirect/0", "/redirect/1", "/redirect/0"])
+        let redirected = HTTPRequest(endpoint: server.http + "/redirect/1")
+        assertSame(try bothWays(transport, redirected))
+        assertSame(try await bothWaysAsync(transport, redirected))
+        XCTAssertEqual(seen.values, Array(repeating: ["/redirect/1", "/redirect/0"], count: 4).flatMap { $0 })
 
         let refusing = ClosureRequestInterceptor { _ in throw HTTPTransportError(code: .interceptorFailed, message: "no") }
-        let refused = try bothWays(HTTPTransport(requestInterceptors: [refusing]), HTTPRequest(endpoint: server.http + "/anything"))
-        XCTAssertEqual(refused.direct.error?.code, .interceptorFailed)
-        XCTAssertFalse(refused.direct.wasSent)
-        assertSame(refused)
+        let (refusingTransport, anything) = (HTTPTransport(requestInterceptors: [refusing]), HTTPRequest(endpoint: server.http + "/anything"))
+        for refused in [try bothWays(refusingTransport, anything), try await bothWaysAsync(refusingTransport, anything)] {
+            XCTAssertEqual(refused.direct.error?.code, .interceptorFailed)
+            XCTAssertFalse(refused.direct.wasSent)
+            assertSame(refused)
+        }
     }
 }
