@@ -108,7 +108,7 @@ final class RedisOutageTests: XCTestCase {
         let redis = try RedisPeer(password: "s3cret")
         defer { redis.stop() }
         let url = URL(string: "redis://default:s3cret@127.0.0.1:\(redis.port)/3")!
-        let store = try RedisSharedState(url: url, keyPrefix: UUID().uuidString)
+        let store = try RedisSharedState(url: url, keyPrefix: UUID().uuidString, timeout: 2)
         XCTAssertNotNil(store.reserveTurn(origin: "http://api.test:80", limits: limits, within: 1))
         var configuration = Session.Configuration()
         configuration.sharedState = store
