@@ -20,8 +20,6 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     /// Run with its last response when the transfer of exchange `number`, whose head answered
     /// the chain, ended (the hop's span, the send's metrics, the transfer gate's place).
     private var endActions: [(number: Int, run: @Sendable (RawResponse) -> Void)] = []
-    /// The last response of the current exchange's streamed transfer, once it ended.
-    private var bodyEnd: RawResponse?
     /// The exchange whose end runs its actions now: one asked for meanwhile joins them, in
     /// order, and the end shows (the body's end, `awaitTransferEnd`) once they all ran.
     private var endRunning: Int?
@@ -58,7 +56,6 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             let begun = exchange.begin(cancellation: own)
             if !cancelled { buffer = StreamBuffer(limit: limit) }
             waker = nil
-            bodyEnd = nil
             // (What waited for an abandoned exchange's end waits for this one's: its transfer's
             // end counts for nothing, and a place is given back when the stream's transfer ended.)
             for index in endActions.indices { endActions[index].number = begun.number }
@@ -107,20 +104,15 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     }
 
     /// Runs `action` with the transfer's last response once the transfer whose head answered the
-    /// chain ended, or now when it ended already (`true`); `false` when the answer was the
-    /// transfer's whole response (nothing went on past it).
+    /// chain ended (`true`); `false` when no transfer goes on past the answer (it may run now).
+    /// (No response is kept for later: its request refers to this channel.)
     func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
-        let (kept, ended) = lock.withLock { () -> (Bool, RawResponse?) in
-            // (While the end runs the earlier steps' actions, a later step's waits its turn: the
-            // hop's span ends before the send's metrics are told.)
-            if exchange.phase == .streaming || endRunning == exchange.number {
-                endActions.append((exchange.number, action))
-                return (true, nil)
-            }
-            return (false, bodyEnd)
+        lock.withLock {
+            // (While the end runs the earlier actions, a later one joins them, in order.)
+            guard exchange.phase == .streaming || endRunning == exchange.number else { return false }
+            endActions.append((exchange.number, action))
+            return true
         }
-        if let ended { action(ended) }
-        return kept || ended != nil
     }
 
     // MARK: The transfer's side (StreamingConsumer, and `StreamAttempt` for one exchange)
@@ -153,10 +145,7 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     private func ended(_ response: RawResponse, of number: Int) {
         let end = lock.withLock { () -> StreamExchange.End in
             let end = exchange.ended(response, of: number)
-            if end == .bodyEnded {
-                bodyEnd = response
-                endRunning = number
-            }
+            if end == .bodyEnded { endRunning = number }
             return end
         }
         guard end != .stale else { return }
