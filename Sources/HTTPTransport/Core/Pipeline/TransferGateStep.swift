@@ -42,7 +42,7 @@ struct TransferGateStep: SendStep {
     /// Gives the place back: now, or, when the steps below answered with a stream's head while
     /// its body goes on, once that transfer ended (`ResponseBodyConsumer.afterTransfer`).
     static func leave(_ gate: TransferGate, body: (any ResponseBodyConsumer)?) {
-        if let body, body.afterTransfer({ _ in gate.leave() }) { return }
+        if let body, body.afterTransfer({ gate.leave() }) { return }
         gate.leave()
     }
 

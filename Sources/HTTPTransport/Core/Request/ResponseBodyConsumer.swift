@@ -35,10 +35,9 @@ protocol ResponseBodyConsumer: AnyObject, Sendable {
     nonisolated(nonsending) func exchangeAnsweredAtHead(
         _ request: RawRequest, control: TransferControl,
         perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse?
-    /// Runs `action` with the transfer's last response (its body's failure, its byte counts) once
-    /// the transfer whose head answered the chain ended (`true`); `false` (the action not kept)
-    /// when no transfer goes on past the answer.
-    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool
+    /// Runs `action` once the transfer whose head answered the chain ended (`true`); `false`
+    /// (the action not kept) when no transfer goes on past the answer.
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool
     /// Whether `other` consumes the same way (a request's notes are compared).
     func isEqual(to other: any ResponseBodyConsumer) -> Bool
     /// Hashes what `isEqual(to:)` compares.
@@ -53,7 +52,7 @@ extension ResponseBodyConsumer {
     nonisolated(nonsending) func exchangeAnsweredAtHead(
         _ request: RawRequest, control: TransferControl,
         perform: @escaping @Sendable (RawRequest, TransferControl) async -> RawResponse) async -> RawResponse? { nil }
-    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool { false }
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool { false }
     func isEqual(to other: any ResponseBodyConsumer) -> Bool { self === other }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -17,9 +17,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     private var buffer: StreamBuffer
     private var exchange = StreamExchange()
     private var answerWaiter: CheckedContinuation<Void, Never>?
-    /// Run with its last response when the transfer of exchange `number`, whose head answered
-    /// the chain, ended (the hop's span, the send's metrics, the transfer gate's place).
-    private var endActions: [(number: Int, run: @Sendable (RawResponse) -> Void)] = []
+    /// Run when the transfer of exchange `number`, whose head answered the chain, ended (the
+    /// transfer gate's place).
+    private var endActions: [(number: Int, run: @Sendable () -> Void)] = []
     /// The exchange whose end runs its actions now: one asked for meanwhile joins them, in
     /// order, and the end shows (the body's end, `awaitTransferEnd`) once they all ran.
     private var endRunning: Int?
@@ -103,10 +103,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         }
     }
 
-    /// Runs `action` with the transfer's last response once the transfer whose head answered the
-    /// chain ended (`true`); `false` when no transfer goes on past the answer (it may run now).
-    /// (No response is kept for later: its request refers to this channel.)
-    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
+    /// Runs `action` once the transfer whose head answered the chain ended (`true`); `false`
+    /// when no transfer goes on past the answer (it may run now).
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
         lock.withLock {
             // (While the end runs the earlier actions, a later one joins them, in order.)
             guard exchange.phase == .streaming || endRunning == exchange.number else { return false }
@@ -149,12 +148,12 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
             return end
         }
         guard end != .stale else { return }
-        // The actions in the order the steps asked (the hop's span, the send's metrics, the gate's
-        // place last), with those asked for meanwhile; then the end shows.
+        // The actions in the order the steps asked (the gate's place), with those asked for
+        // meanwhile; then the end shows.
         while true {
             switch lock.withLock({ nextEndStep(of: number, end: end, response: response) }) {
             case .run(let actions):
-                for action in actions { action(response) }
+                for action in actions { action() }
             case .shown(let waiters):
                 for waiter in waiters { waiter.resume() }
                 return
@@ -163,7 +162,7 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
     }
 
     private enum EndStep {
-        case run([@Sendable (RawResponse) -> Void])
+        case run([@Sendable () -> Void])
         case shown([CheckedContinuation<Void, Never>])
     }
 

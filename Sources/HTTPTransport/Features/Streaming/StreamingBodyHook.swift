@@ -42,7 +42,7 @@ final class StreamingBodyHook: ResponseBodyConsumer {
         return await channel.exchange(request, body: body, control: control, perform: perform)
     }
 
-    func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
+    func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
         (body.consumer as? StreamChannel ?? (body.consumer as? StreamAttempt)?.channel)?.afterTransfer(action) ?? false
     }
 

@@ -110,23 +110,20 @@ final class TransferGateStepTests: XCTestCase {
     /// it keeps the action until the test ends the transfer.
     private final class BodyPastTheAnswer: ResponseBodyConsumer, @unchecked Sendable {
         private let lock = NSLock()
-        private var kept: [@Sendable (RawResponse) -> Void] = []
+        private var kept: [@Sendable () -> Void] = []
         let runs: Bool
 
         init(runs: Bool) { self.runs = runs }
 
         func makeSink(for request: RawRequest, configuration: Session.Configuration) -> any BodySink { MemoryBody(limit: 1 << 20) }
 
-        func afterTransfer(_ action: @escaping @Sendable (RawResponse) -> Void) -> Bool {
+        func afterTransfer(_ action: @escaping @Sendable () -> Void) -> Bool {
             guard runs else { return false }
             lock.withLock { kept.append(action) }
             return true
         }
 
-        func endTransfer() {
-            let last = RawResponse(request: RawRequest(url: URL(fileURLWithPath: "/")), error: HTTPTransportError(code: .cancelled, message: "ended"))
-            for action in lock.withLock({ kept }) { action(last) }
-        }
+        func endTransfer() { for action in lock.withLock({ kept }) { action() } }
     }
 
     func testAPlaceIsGivenBackWhenTheTransferBehindAnAnsweredHeadEndsNotBefore() async throws {

@@ -82,7 +82,7 @@ final class StreamExchangeTests: XCTestCase {
         XCTAssertEqual(answer.statusCode, .ok)
         XCTAssertNil(answer.data, "the head, while the transfer goes on")
         let ends = Recorder<Int>()
-        XCTAssertTrue(channel.afterTransfer { _ in ends.add(1) }, "the transfer runs past the answer")
+        XCTAssertTrue(channel.afterTransfer { ends.add(1) }, "the transfer runs past the answer")
         channel.handOver()
         XCTAssertEqual(ends.count, 0)
         let first = try await channel.next()
@@ -92,16 +92,16 @@ final class StreamExchangeTests: XCTestCase {
         XCTAssertNil(end, "the transfer's end ended the body")
         await channel.awaitTransferEnd()
         XCTAssertEqual(ends.count, 1)
-        XCTAssertFalse(channel.afterTransfer { _ in ends.add(1) }, "no transfer runs now")
+        XCTAssertFalse(channel.afterTransfer { ends.add(1) }, "no transfer runs now")
     }
 
     func testAnEndActionAskedForWhileTheEndRunsEarlierOnesRunsAfterThemInOrder() async throws {
         let (channel, release) = try await streamingExchange()
         let order = Recorder<String>()
-        // (The hop's span is asked for first; the send's metrics, a step above, while it runs.)
-        XCTAssertTrue(channel.afterTransfer { _ in
+        // (A step below asks first; one above asks while the first action runs.)
+        XCTAssertTrue(channel.afterTransfer {
             order.add("hop begins")
-            XCTAssertTrue(channel.afterTransfer { _ in order.add("send") })
+            XCTAssertTrue(channel.afterTransfer { order.add("send") })
             order.add("hop ends")
         })
         channel.handOver()
@@ -115,7 +115,7 @@ final class StreamExchangeTests: XCTestCase {
         let (entered, enter) = AsyncStream<Void>.makeStream()
         let proceed = DispatchSemaphore(value: 0)
         // (The gate's place, say: a reader who saw the end and sent again must find it free.)
-        XCTAssertTrue(channel.afterTransfer { _ in
+        XCTAssertTrue(channel.afterTransfer {
             enter.yield()
             _ = proceed.wait(timeout: .now() + 10)
         })
