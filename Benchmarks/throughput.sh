@@ -71,6 +71,7 @@ mkdir -p "$WORK/www/bytes"
 truncate -s $((STREAM_MIB << 20)) "$WORK/www/big.bin"
 ln "$WORK/www/big.bin" "$WORK/www/bytes/$((STREAM_MIB << 20))"
 truncate -s $((SLOW_MIB << 20)) "$WORK/www/bytes/$((SLOW_MIB << 20))"
+truncate -s $((1 << 20)) "$WORK/www/bytes/$((1 << 20))"  # the slow reader's warm-up stream
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
 nginx_config "$WORK" "$PORT" "    default_type application/octet-stream;" >"$WORK/nginx.conf"
