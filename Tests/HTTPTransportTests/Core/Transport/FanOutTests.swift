@@ -16,6 +16,15 @@ final class FanOutTests: XCTestCase {
         var highest: Int { lock.withLock { peak } }
     }
 
+    /// The queries of the requests in the order their interceptor saw them.
+    private final class Started: @unchecked Sendable {
+        private let lock = NSLock()
+        private var queries: [String] = []
+
+        func append(_ query: String) { lock.withLock { queries.append(query) } }
+        var all: [String] { lock.withLock { queries } }
+    }
+
     private func transport(maxConcurrentTransfers: Int = 1_000, maxConnectionsPerHost: Int = 0,
                            counting inFlight: InFlight? = nil, retrier: (any HTTPRetrier)? = nil) -> HTTPTransport {
         var configuration = Session.Configuration()
@@ -72,6 +81,42 @@ final class FanOutTests: XCTestCase {
         let results = transport(maxConcurrentTransfers: 3, counting: inFlight).send(requests: requests)
         XCTAssertTrue(results.allSatisfy(\.isSuccess))
         XCTAssertEqual(inFlight.highest, 3)
+    }
+
+    func testWithOnePlaceTheRequestsStartInTheOrderGiven() {
+        let started = Started()
+        let transport = HTTPTransport(session: Session(configuration: {
+            var configuration = Session.Configuration()
+            configuration.maxConcurrentTransfers = 1
+            return configuration
+        }()), requestInterceptors: [ClosureRequestInterceptor { request in started.append(request.url.query ?? ""); return request }])
+        let results = transport.send(requests: (0..<12).map { HTTPRequest(endpoint: server.http + "/get?n=\($0)") })
+        XCTAssertTrue(results.allSatisfy(\.isSuccess))
+        XCTAssertEqual(started.all, (0..<12).map { "n=\($0)" })
+    }
+
+    /// Called from async code, the calling thread is one of the cooperative pool's (as wide as
+    /// the machine has cores) and waits: the exchanges must not need the pool. Every pool thread
+    /// here waits in a fan-out at once; each fan-out still finishes.
+    func testFanOutsFromEveryThreadOfTheCooperativePoolFinish() {
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let transport = transport()
+        let arrived = DispatchGroup(), allArrived = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        for _ in 0..<width { arrived.enter() }
+        let url = server.http + "/get"
+        for _ in 0..<width {
+            Task.detached {
+                // Hold this pool thread until every one is held (bounded: a wider pool is fine too).
+                arrived.leave()
+                if arrived.wait(timeout: .now() + 10) == .success { allArrived.signal() }
+                let results = transport.send(requests: (0..<4).map { _ in HTTPRequest(endpoint: url) })
+                if results.allSatisfy(\.isSuccess) { finished.signal() }
+            }
+        }
+        for index in 0..<width {
+            XCTAssertEqual(allArrived.wait(timeout: .now() + 20), .success, "pool thread \(index) never arrived")
+            XCTAssertEqual(finished.wait(timeout: .now() + 30), .success, "fan-out \(index) did not finish")
+        }
     }
 
     func testMaxConnectionsPerHostBoundsOneOrigin() throws {
