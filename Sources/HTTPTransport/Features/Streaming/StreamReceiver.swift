@@ -16,6 +16,8 @@ final class StreamReceiver: PacedBodySink {
     private(set) var streamsBody = false
     /// The consumer was told about the head.
     var announced = false
+    /// Whether a round's end wakes the reader (`drive`).
+    var roundWake = StreamRoundWake()
     /// The write callback paused the transfer (the consumer's buffer was full).
     var isPaused = false
     /// The last time a body byte arrived (or the transfer resumed).
@@ -69,6 +71,7 @@ final class StreamReceiver: PacedBodySink {
     func setWaker(_ waker: (@Sendable () -> Void)?) { body.consumer.setWaker(waker) }
 
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
+        if streamsBody { roundWake.add(bytes.count) }
         if let decoder { return receiveCoded(bytes, decoder: decoder, state: state) }
         return streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
     }
@@ -165,7 +168,7 @@ final class StreamReceiver: PacedBodySink {
             turn.resumeTransfer()
             guard flushPending(state, handle: turn.handle) else { return .aborted }
         }
-        body.consumer.handedOver()
+        if roundWake.roundEnded() { body.consumer.handedOver() }
         return nil
     }
 
@@ -210,7 +213,8 @@ final class StreamReceiver: PacedBodySink {
     /// How long the driver may wait before `expired` must be asked again.
     func nextCheck(at now: ContinuousClock.Instant, started: ContinuousClock.Instant) -> Duration {
         let until = headSeen ? lastMoved + stallTimeout - now : started + headTimeout - now
-        return max(.milliseconds(1), min(.seconds(1), until))
+        let check = max(.milliseconds(1), min(.seconds(1), until))
+        return roundWake.isPutOff ? min(check, StreamRoundWake.putOffAtMost) : check
     }
 
     private static func seconds(_ duration: Duration) -> String {
