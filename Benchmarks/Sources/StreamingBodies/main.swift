@@ -62,10 +62,12 @@ case "throughput":
         + "stream() read as fast as possible \(median(stream)), streaming { } handler \(median(handler))")
 case "read":
     // RUNS reads through stream(_:).body, one line each: seconds from the request to the body's
-    // end, and the time to the first chunk.
+    // end, the bytes, the time to the first chunk (ms), and the process's CPU time over the read
+    // (ms, user + system, every thread: the transfer's loop and the reader).
     let runs = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
     for _ in 0..<runs {
         let clock = ContinuousClock()
+        let cpuBefore = processCPUSeconds()
         let started = clock.now
         var count = 0
         var first: Duration?
@@ -75,7 +77,8 @@ case "read":
         }
         let elapsed = clock.now - started
         guard count == bytes else { throw HTTPTransportError(code: .other, message: "got \(count) of \(bytes) bytes") }
-        print(String(format: "%.6f %d %.3f", seconds(elapsed), count, seconds(first ?? .zero) * 1000))
+        let cpu = processCPUSeconds() - cpuBefore
+        print(String(format: "%.6f %d %.3f %.1f", seconds(elapsed), count, seconds(first ?? .zero) * 1000, cpu * 1000))
     }
 case "slow":
     // About 64 MiB/s: 2 ms of "work" every 128 KiB, far slower than the local server sends. The
