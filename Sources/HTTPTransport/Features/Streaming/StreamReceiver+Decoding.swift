@@ -8,7 +8,6 @@ extension StreamReceiver {
     /// decoded of it already is skipped then (`decodedAhead`). So a paused stream holds its
     /// consumer's buffer and a piece, whatever the body's compression ratio.
     func receiveCoded(_ chunk: UnsafeRawBufferPointer, decoder: ContentDecoder, state: TransferState) -> BodyAnswer {
-        lastActivity = .now
         let skipped = min(decodedAhead, chunk.count)
         let aheadOfLaterChunks = decodedAhead - skipped
         var input = UnsafeRawBufferPointer(rebasing: chunk[skipped...])

@@ -16,12 +16,14 @@ final class StreamReceiver: PacedBodySink {
     private(set) var streamsBody = false
     /// The consumer was told about the head.
     var announced = false
-    /// Whether a round's end wakes the reader (`drive`).
-    var roundWake = StreamRoundWake()
+    /// Whether a round's end wakes the reader (`drive`); it also counts the round's bytes.
+    @exclusivity(unchecked) var roundWake = StreamRoundWake()
+    // (The transfer's thread alone touches what follows: no exclusivity checks on each chunk.)
     /// The write callback paused the transfer (the consumer's buffer was full).
-    var isPaused = false
-    /// The last time a body byte arrived (or the transfer resumed).
-    var lastActivity = ContinuousClock.now
+    @exclusivity(unchecked) var isPaused = false
+    /// The last round in which a body byte arrived (or the transfer resumed): read once a round
+    /// (`drive`), not on each chunk.
+    @exclusivity(unchecked) var lastActivity = ContinuousClock.now
     /// The body's content decoding, done here a piece at a time (StreamReceiver+Decoding.swift).
     var decoder: ContentDecoder?
     var decodesContent: Bool { true }
@@ -71,7 +73,7 @@ final class StreamReceiver: PacedBodySink {
     func setWaker(_ waker: (@Sendable () -> Void)?) { body.consumer.setWaker(waker) }
 
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        if streamsBody { roundWake.add(bytes.count) }
+        roundWake.add(bytes.count)
         if let decoder { return receiveCoded(bytes, decoder: decoder, state: state) }
         return streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
     }
@@ -97,7 +99,6 @@ final class StreamReceiver: PacedBodySink {
         } else {
             pending.append(bytes)
         }
-        lastActivity = .now
         return .proceed
     }
 
@@ -146,6 +147,7 @@ final class StreamReceiver: PacedBodySink {
     /// round gathered, end a stream past its time-outs, resume a paused one the consumer drained.
     func drive(_ turn: SinkTurn) -> SinkStop? {
         let state = turn.state
+        if roundWake.hasArrivals { lastActivity = .now }
         if streamsBody, !announced, state.storedError == nil {
             announced = true
             var head = turn.head()
@@ -184,7 +186,7 @@ final class StreamReceiver: PacedBodySink {
     /// Bytes taken from libcurl (decoded, for a coded body) and not yet handed to the consumer,
     /// in memory the stream's pieces share (`PiecePool`): as many as its buffer holds, a piece
     /// being gathered and the consumer's last are in flight at once.
-    var pending = StreamPiece(pool: PiecePool(size: pieceSize, kept: StreamBuffer.defaultLimit / pieceSize + 2))
+    @exclusivity(unchecked) var pending = StreamPiece(pool: PiecePool(size: pieceSize, kept: StreamBuffer.defaultLimit / pieceSize + 2))
 
     /// Why the transfer must end now, if it must: no head within the request's time-out, or
     /// a silent stream past the stall time-out.

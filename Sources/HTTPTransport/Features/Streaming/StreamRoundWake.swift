@@ -28,6 +28,9 @@ struct StreamRoundWake {
     /// Body bytes arrived (any chunk the write callback got, a re-delivered one too).
     mutating func add(_ count: Int) { arrived += count }
 
+    /// Whether body bytes arrived in this round.
+    var hasArrivals: Bool { arrived > 0 }
+
     /// The round ended: whether to wake the reader now.
     mutating func roundEnded() -> Bool {
         defer { arrived = 0 }
