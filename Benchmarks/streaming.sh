@@ -16,7 +16,8 @@
 #
 # Environment: RUNS=8, STREAM_MIB=256, SLOW_MIB=1024, SLOW_RUNS=3, PARTS="rate spread slow",
 #              SERVERS="nginx python", STREAMING_BODIES=path (another build of the client, e.g.
-#              a copy from before a change, measured instead of this tree's).
+#              a copy from before a change, measured instead of this tree's), STREAM_READER=task
+#              (our reader in a task of its own rather than on the main actor).
 set -euo pipefail
 cd "$(dirname "$0")"
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
