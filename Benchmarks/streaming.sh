@@ -17,7 +17,9 @@
 # Environment: RUNS=8, STREAM_MIB=256, SLOW_MIB=1024, SLOW_RUNS=3, PARTS="rate spread slow",
 #              SERVERS="nginx python", STREAMING_BODIES=path (another build of the client, e.g.
 #              a copy from before a change, measured instead of this tree's), STREAM_READER=task
-#              (our reader in a task of its own rather than on the main actor).
+#              (our reader in a task of its own rather than on the main actor),
+#              STREAMING_BODIES_BEFORE=path (a build from before a change, read in the same runs,
+#              interleaved: before and after measured side by side).
 set -euo pipefail
 cd "$(dirname "$0")"
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
@@ -88,6 +90,10 @@ if [[ " $PARTS " == *" rate "* ]]; then
             echo "rate $server c $run $(cut -d' ' -f1,3 <<<"$line")" >>"$RESULTS"
             line=$(STREAM_BODY_URL="$url" "$client" "$(base_of "$server")" read "$bytes" 1)
             echo "rate $server stream $run $(cut -d' ' -f1,4 <<<"$line")" >>"$RESULTS"
+            if [ -n "${STREAMING_BODIES_BEFORE:-}" ]; then
+                line=$(STREAM_BODY_URL="$url" "$STREAMING_BODIES_BEFORE" "$(base_of "$server")" read "$bytes" 1)
+                echo "rate $server before $run $(cut -d' ' -f1,4 <<<"$line")" >>"$RESULTS"
+            fi
         done
         echo "streaming.sh: read rates from $server done"
     done
@@ -120,14 +126,16 @@ for kind, server, client, run, seconds, cpu in (r for r in rows if r[0] == "rate
     cpus.setdefault(server, {}).setdefault(client, []).append(float(cpu))
 for server, clients in rates.items():
     print(f"{server}, {size >> 20} MiB read as fast as possible, {len(clients.get('curl', {}))} runs, MiB/s min/median/max; CPU ms per read min/median/max:")
-    for client, name in (("curl", "curl -o /dev/null"), ("c", "C, write callback"), ("stream", "stream(_:).body")):
+    for client, name in (("curl", "curl -o /dev/null"), ("c", "C, write callback"), ("stream", "stream(_:).body"),
+                         ("before", "stream, before")):
         if client in clients:
             print(f"  {name:22} {spread(clients[client].values()):>16}   CPU {spread(cpus[server][client])}")
-    ours = clients.get("stream", {})
-    for client, name in (("curl", "curl"), ("c", "C")):
-        paired = [ours[run] / clients[client][run] for run in ours if run in clients.get(client, {})]
-        if paired:
-            print(f"  stream(_:).body × {name:5} (each run against the one beside it) min/median/max {spread(paired, '{:.2f}')}")
+    for ours_id, ours_name in (("stream", "stream(_:).body"), ("before", "stream, before")):
+        ours = clients.get(ours_id, {})
+        for client, name in (("curl", "curl"), ("c", "C")):
+            paired = [ours[run] / clients[client][run] for run in ours if run in clients.get(client, {})]
+            if paired:
+                print(f"  {ours_name} × {name:5} (each run against the one beside it) min/median/max {spread(paired, '{:.2f}')}")
 
 spreads = [r for r in rows if r[0] == "spread"]
 if spreads:
