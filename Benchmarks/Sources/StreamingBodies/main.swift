@@ -3,7 +3,8 @@
 // stream read slowly (the bounded buffer pauses the transfer), and single timed reads for
 // streaming.sh, which sets them beside curl and a C program. Run through Benchmarks/streaming.sh.
 // Usage: StreamingBodies BASE_URL throughput|slow|read [BYTES [RUNS]]; the body is
-// BASE_URL/bytes/BYTES, or STREAM_BODY_URL (e.g. a file on nginx).
+// BASE_URL/bytes/BYTES, or STREAM_BODY_URL (e.g. a file on nginx). The reads run on the main
+// actor (this file's top-level code), or with STREAM_READER=task in a task of their own.
 import BenchSupport
 import Foundation
 import HTTPTransport
@@ -27,7 +28,7 @@ _ = transport.send(request: HTTPRequest(endpoint: base + "/json"))  // warm-up
 /// Resets VmHWM to the current RSS (Linux: write 5 to /proc/self/clear_refs).
 func resetPeak() { try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8) }
 
-func seconds(_ elapsed: Duration) -> Double {
+@Sendable func seconds(_ elapsed: Duration) -> Double {
     Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
@@ -62,20 +63,30 @@ case "throughput":
         + "stream() read as fast as possible \(median(stream)), streaming { } handler \(median(handler))")
 case "read":
     // RUNS reads through stream(_:).body, one line each: seconds from the request to the body's
-    // end, and the time to the first chunk.
+    // end, the bytes, the time to the first chunk (ms), and the process's CPU time over the read
+    // (ms, user + system, every thread: the transfer's loop and the reader).
+    // STREAM_READER=task: the reader runs in a task of its own (the global executor) instead of
+    // on the main actor (this file's top-level code): a reader woken on the main actor is resumed
+    // on a pool thread first and then hops to the main queue, two thread wake-ups to one.
     let runs = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
+    let inTask = ProcessInfo.processInfo.environment["STREAM_READER"] == "task"
     for _ in 0..<runs {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var count = 0
-        var first: Duration?
-        for try await chunk in try await transport.stream(request).body {
-            if first == nil { first = clock.now - started }
-            count += chunk.count
+        let read = { @Sendable () async throws -> String in
+            let clock = ContinuousClock()
+            let cpuBefore = processCPUSeconds()
+            let started = clock.now
+            var count = 0
+            var first: Duration?
+            for try await chunk in try await transport.stream(request).body {
+                if first == nil { first = clock.now - started }
+                count += chunk.count
+            }
+            let elapsed = clock.now - started
+            guard count == bytes else { throw HTTPTransportError(code: .other, message: "got \(count) of \(bytes) bytes") }
+            let cpu = processCPUSeconds() - cpuBefore
+            return String(format: "%.6f %d %.3f %.1f", seconds(elapsed), count, seconds(first ?? .zero) * 1000, cpu * 1000)
         }
-        let elapsed = clock.now - started
-        guard count == bytes else { throw HTTPTransportError(code: .other, message: "got \(count) of \(bytes) bytes") }
-        print(String(format: "%.6f %d %.3f", seconds(elapsed), count, seconds(first ?? .zero) * 1000))
+        print(inTask ? try await Task.detached(operation: read).value : try await read())
     }
 case "slow":
     // About 64 MiB/s: 2 ms of "work" every 128 KiB, far slower than the local server sends. The

@@ -8,44 +8,38 @@ extension StreamReceiver {
     /// decoded of it already is skipped then (`decodedAhead`). So a paused stream holds its
     /// consumer's buffer and a piece, whatever the body's compression ratio.
     func receiveCoded(_ chunk: UnsafeRawBufferPointer, decoder: ContentDecoder, state: TransferState) -> BodyAnswer {
-        lastActivity = .now
         let skipped = min(decodedAhead, chunk.count)
         let aheadOfLaterChunks = decodedAhead - skipped
         var input = UnsafeRawBufferPointer(rebasing: chunk[skipped...])
-        let buffer = decodeBuffer ?? .allocate(byteCount: Self.pieceSize, alignment: 16)
-        decodeBuffer = buffer
         while true {
-            if streamsBody, pending.count >= Self.pieceSize {
-                switch body.consumer.receive(pending, evenIfFull: false) {
-                case .more:
-                    pending = Data()
-                case .pause:
-                    isPaused = true
-                    decodedAhead = chunk.count - input.count + aheadOfLaterChunks
-                    return .pause
-                case .stop:
-                    pending = Data()
-                    stopped(state)
-                    return .abort
-                }
+            // (A full piece, or one refused before, goes out before more is decoded.)
+            if streamsBody, pending.room == 0, let answer = offerPending(state) {
+                if answer == .pause { decodedAhead = chunk.count - input.count + aheadOfLaterChunks }
+                return answer
             }
-            let room = streamsBody ? Self.pieceSize - pending.count : buffer.count
-            guard let produced = decoder.decode(&input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<room])) else {
+            // A streamed body is decoded straight into its piece; a kept one through a buffer.
+            let target = streamsBody ? pending.tail() : keptDecodeBuffer()
+            guard let produced = decoder.decode(&input, into: target) else {
                 state.storedError = decoder.invalidDataError(url: state.requestURL)
                 return .abort
             }
-            let decoded = UnsafeRawBufferPointer(rebasing: buffer[..<produced])
             if streamsBody {
-                if pending.isEmpty { pending.reserveCapacity(Self.pieceSize) }
-                pending.append(contentsOf: decoded)
-            } else if produced > 0, state.memory.receive(decoded, state: state) != .proceed {
+                pending.advance(by: produced)
+            } else if produced > 0, state.memory.receive(UnsafeRawBufferPointer(rebasing: target[..<produced]), state: state) != .proceed {
                 return .abort
             }
             // (Less than asked for: the decoder needs the next chunk.)
-            if produced < room { break }
+            if produced < target.count { break }
         }
         decodedAhead = aheadOfLaterChunks
         return .proceed
+    }
+
+    /// Where a kept (not streamed) body's decoded bytes land before they join it.
+    private func keptDecodeBuffer() -> UnsafeMutableRawBufferPointer {
+        let buffer = decodeBuffer ?? .allocate(byteCount: Self.pieceSize, alignment: 16)
+        decodeBuffer = buffer
+        return buffer
     }
 
     /// The error of a coded body that ended before its coded data did (a body cut at its kept

@@ -16,17 +16,22 @@ final class StreamReceiver: PacedBodySink {
     private(set) var streamsBody = false
     /// The consumer was told about the head.
     var announced = false
+    /// Whether a round's end wakes the reader (`drive`); it also counts the round's bytes.
+    @exclusivity(unchecked) var roundWake = StreamRoundWake()
+    // (The transfer's thread alone touches what follows: no exclusivity checks on each chunk.)
     /// The write callback paused the transfer (the consumer's buffer was full).
-    var isPaused = false
-    /// The last time a body byte arrived (or the transfer resumed).
-    var lastActivity = ContinuousClock.now
+    @exclusivity(unchecked) var isPaused = false
+    /// The last round in which a body byte arrived (or the transfer resumed): read once a round
+    /// (`drive`), not on each chunk.
+    @exclusivity(unchecked) var lastActivity = ContinuousClock.now
     /// The body's content decoding, done here a piece at a time (StreamReceiver+Decoding.swift).
     var decoder: ContentDecoder?
     var decodesContent: Bool { true }
     /// Bytes at the start of the next chunk that were decoded already (libcurl hands a chunk
     /// refused with a pause again, from its start).
     var decodedAhead = 0
-    /// Where decoded bytes land before they join `pending` or the kept body (a coded body's only).
+    /// Where decoded bytes land before they join the kept body (a coded body that does not stream;
+    /// a streamed one is decoded straight into `pending`).
     var decodeBuffer: UnsafeMutableRawBufferPointer?
 
     init(body: StreamingBody, headTimeout: TimeInterval, stallTimeout: TimeInterval) {
@@ -37,6 +42,7 @@ final class StreamReceiver: PacedBodySink {
 
     deinit {
         decodeBuffer?.deallocate()
+        pending.release()
     }
 
     /// The head of the final response arrived. A body that does not stream is kept in memory:
@@ -67,32 +73,50 @@ final class StreamReceiver: PacedBodySink {
     func setWaker(_ waker: (@Sendable () -> Void)?) { body.consumer.setWaker(waker) }
 
     func receive(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
+        roundWake.add(bytes.count)
         if let decoder { return receiveCoded(bytes, decoder: decoder, state: state) }
         return streamsBody ? deliver(bytes, state: state) : state.memory.receive(bytes, state: state)
     }
 
     /// A chunk for the consumer: the write callback's return value. libcurl hands over at most
-    /// 16 KiB at a time; they are gathered into pieces of up to `pieceSize` (fewer hand-overs to
-    /// another thread), and what a round of the driver gathered goes out at its end
-    /// (`flushPending`), so nothing waits for more data to arrive.
+    /// its receive buffer at a time; the chunks are gathered into pieces of `pieceSize` (fewer
+    /// hand-overs to another thread), and what a round of the driver gathered goes out at its end
+    /// (`flushPending`), so nothing waits for more data to arrive. A chunk is taken whole or not
+    /// at all (a refused one libcurl hands again, whole, on resume).
     private func deliver(_ bytes: UnsafeRawBufferPointer, state: TransferState) -> BodyAnswer {
-        if !pending.isEmpty, pending.count + bytes.count > Self.pieceSize {
-            switch body.consumer.receive(pending, evenIfFull: false) {
-            case .more:
-                pending = Data()
+        if !pending.isEmpty, bytes.count > pending.room, let answer = offerPending(state) { return answer }
+        if bytes.count > pending.room {
+            // (Larger than a piece: libcurl's buffer is not, `CurlEngine.receiveBufferSize`.)
+            switch body.consumer.receive(Data(bytes), evenIfFull: false) {
+            case .more: break
             case .pause:
                 isPaused = true
                 return .pause
             case .stop:
-                pending = Data()
                 stopped(state)
                 return .abort
             }
+        } else {
+            pending.append(bytes)
         }
-        if pending.isEmpty { pending.reserveCapacity(Self.pieceSize) }
-        pending.append(contentsOf: bytes)
-        lastActivity = .now
         return .proceed
+    }
+
+    /// Offers the piece gathered so far from within the write callback: nil when the consumer
+    /// took it, else the callback's answer (a pause, or the end).
+    func offerPending(_ state: TransferState) -> BodyAnswer? {
+        switch body.consumer.receive(pending.data(), evenIfFull: false) {
+        case .more:
+            pending.clear()
+            return nil
+        case .pause:
+            isPaused = true
+            return .pause
+        case .stop:
+            pending.clear()
+            stopped(state)
+            return .abort
+        }
     }
 
     /// Hands the bytes a round gathered to the consumer, within its buffer: a full buffer pauses
@@ -102,9 +126,9 @@ final class StreamReceiver: PacedBodySink {
     /// piece more). `false` when the consumer stopped the transfer.
     func flushPending(_ state: TransferState, handle: EasyHandle, final: Bool = false) -> Bool {
         guard !pending.isEmpty, state.storedError == nil else { return state.storedError == nil }
-        switch body.consumer.receive(pending, evenIfFull: final) {
+        switch body.consumer.receive(pending.data(), evenIfFull: final) {
         case .more:
-            pending = Data()
+            pending.clear()
             return true
         case .pause:
             if !isPaused {
@@ -113,7 +137,7 @@ final class StreamReceiver: PacedBodySink {
             }
             return true
         case .stop:
-            pending = Data()
+            pending.clear()
             stopped(state)
             return false
         }
@@ -123,6 +147,7 @@ final class StreamReceiver: PacedBodySink {
     /// round gathered, end a stream past its time-outs, resume a paused one the consumer drained.
     func drive(_ turn: SinkTurn) -> SinkStop? {
         let state = turn.state
+        if roundWake.hasArrivals { lastActivity = .now }
         if streamsBody, !announced, state.storedError == nil {
             announced = true
             var head = turn.head()
@@ -145,7 +170,7 @@ final class StreamReceiver: PacedBodySink {
             turn.resumeTransfer()
             guard flushPending(state, handle: turn.handle) else { return .aborted }
         }
-        body.consumer.handedOver()
+        if roundWake.roundEnded() { body.consumer.handedOver() }
         return nil
     }
 
@@ -158,8 +183,10 @@ final class StreamReceiver: PacedBodySink {
 
     /// The most bytes gathered before they go to the consumer.
     static let pieceSize = 64 * 1024
-    /// Bytes taken from libcurl (decoded, for a coded body) and not yet handed to the consumer.
-    var pending = Data()
+    /// Bytes taken from libcurl (decoded, for a coded body) and not yet handed to the consumer,
+    /// in memory the stream's pieces share (`PiecePool`): as many as its buffer holds, a piece
+    /// being gathered and the consumer's last are in flight at once.
+    @exclusivity(unchecked) var pending = StreamPiece(pool: PiecePool(size: pieceSize, kept: StreamBuffer.defaultLimit / pieceSize + 2))
 
     /// Why the transfer must end now, if it must: no head within the request's time-out, or
     /// a silent stream past the stall time-out.
@@ -188,7 +215,8 @@ final class StreamReceiver: PacedBodySink {
     /// How long the driver may wait before `expired` must be asked again.
     func nextCheck(at now: ContinuousClock.Instant, started: ContinuousClock.Instant) -> Duration {
         let until = headSeen ? lastMoved + stallTimeout - now : started + headTimeout - now
-        return max(.milliseconds(1), min(.seconds(1), until))
+        let check = max(.milliseconds(1), min(.seconds(1), until))
+        return roundWake.isPutOff ? min(check, StreamRoundWake.putOffAtMost) : check
     }
 
     private static func seconds(_ duration: Duration) -> String {

@@ -26,6 +26,16 @@ final class StreamBufferTests: XCTestCase {
         XCTAssertEqual(huge.offer(chunk), .more)     // else it could never be taken
     }
 
+    /// A reader waiting for chunks is woken from within the transfer's round once half the
+    /// buffer waits (fewer, fuller wake-ups); less waits for the round's end.
+    func testAWaitingReaderIsWokenMidRoundOnceHalfTheBufferWaits() {
+        var buffer = StreamBuffer(limit: 64 * 1024)
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertFalse(buffer.wakesConsumer)
+        XCTAssertEqual(buffer.offer(chunk), .more)
+        XCTAssertTrue(buffer.wakesConsumer)
+    }
+
     func testTheTransferResumesOnceTheReaderTookTheBufferBelowHalf() {
         var buffer = StreamBuffer(limit: 64 * 1024)
         while buffer.offer(chunk) == .more {}

@@ -7,23 +7,13 @@ import XCTest
 final class StreamReceiverTests: XCTestCase {
     private let chunk = Data(repeating: 0x61, count: 16 * 1024)
 
-    private func streaming(into channel: StreamChannel) throws -> (EasyHandle, TransferState, StreamReceiver) {
-        let handle = try XCTUnwrap(EasyHandle())
-        let state = handle.transferState
-        state.begin(control: TransferControl(), requestURL: "http://127.0.0.1/endless", maxResponseSize: 1 << 20)
-        let receiver = StreamReceiver(body: StreamingBody(consumer: channel), headTimeout: 30, stallTimeout: 60)
-        state.sink = receiver
-        XCTAssertNil(receiver.begin(status: 200, state: state))
-        return (handle, state, receiver)
-    }
-
     /// A round that gathers less than a piece never offers it from the write callback; the
     /// round's end must still respect a full buffer (it once forced every round's bytes in, so
     /// a slow reader's buffer grew by a piece a round).
     func testRoundsOfFewBytesPauseTheTransferWhenTheBufferIsFull() throws {
         let limit = 256 * 1024
         let channel = StreamChannel(url: "http://127.0.0.1/endless", limit: limit)
-        let (handle, state, receiver) = try streaming(into: channel)
+        let (handle, state, receiver) = try StreamReceiver.streaming(into: channel)
         var rounds = 0
         while !receiver.isPaused, rounds < 100 {
             for _ in 0..<2 {  // 32 KiB a round: less than a piece
@@ -43,7 +33,7 @@ final class StreamReceiverTests: XCTestCase {
     func testTheLastRoundsBytesGoInWhenTheTransferEndsEvenToAFullBuffer() throws {
         let limit = 64 * 1024
         let channel = StreamChannel(url: "http://127.0.0.1/endless", limit: limit)
-        let (handle, state, receiver) = try streaming(into: channel)
+        let (handle, state, receiver) = try StreamReceiver.streaming(into: channel)
         for _ in 0..<4 { XCTAssertEqual(chunk.withUnsafeBytes { state.receiveBody($0) }, chunk.count) }
         XCTAssertTrue(receiver.flushPending(state, handle: handle))
         XCTAssertEqual(channel.bufferedBytes, limit)
