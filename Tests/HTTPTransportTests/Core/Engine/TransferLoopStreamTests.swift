@@ -179,7 +179,9 @@ final class TransferLoopStreamTests: XCTestCase {
         XCTAssertEqual(transfer.code, CURLE_OK)
         XCTAssertEqual(multi.counts.stalls, 0)
         // (How many times depends on the threads' timing: the reader's takes while the loop has
-        // not looked yet share one resume. About 500 on an idle machine, 50 once under a load of 10.)
-        XCTAssertGreaterThan(multi.counts.unpauses, 20, "the reader seldom made the transfer pause")
+        // not looked yet share one resume. About 500 on an idle machine, 50 once under a load of
+        // 10, and below 20 in 2 of 40 runs on a loaded 2-core machine: the bound only shows the
+        // transfer paused and resumed again and again, which a stream that never paused would not.)
+        XCTAssertGreaterThan(multi.counts.unpauses, 5, "the reader seldom made the transfer pause")
     }
 }
