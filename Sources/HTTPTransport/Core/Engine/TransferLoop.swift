@@ -37,6 +37,10 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var submitted: [LoopTransfer] = []
     @exclusivity(unchecked) var cancelled: [LoopTransfer] = []
     @exclusivity(unchecked) private var threadState = ThreadState.notStarted
+    /// The loop is in its poll, or about to be, with nothing handed over: a new transfer wakes it.
+    /// Cleared when a round takes its hand-overs; a transfer handed over while it is clear waits
+    /// for that round's end, whose poll then only looks (`mayWait`), without a wake-up.
+    @exclusivity(unchecked) private var waiting = false
     /// The loop thread, once it runs (not the `Thread`: its block holds this loop).
     private var threadID: pthread_t?
     // The running thread's own.
@@ -114,10 +118,12 @@ final class TransferLoop: @unchecked Sendable {
         lock.lock()
         let state = threadState
         if state == .notStarted { threadState = .running }
-        // One wake-up per batch: the loop takes every submitted transfer at once, and each of
-        // its rounds visits every transfer it holds (curl_multi_perform), so a burst of
-        // submissions must not make a round each.
-        let wakes = submitted.isEmpty
+        // A wake-up only when the loop waits in its poll (a round's resumed tasks hand over
+        // their next transfers while it still runs, and the next round takes them without one),
+        // and once per batch: the loop takes every submitted transfer at once, and each of its
+        // rounds visits every transfer it holds (curl_multi_perform), so a burst of submissions
+        // must not make a round each.
+        let wakes = waiting && submitted.isEmpty
         if state == .notStarted || state == .running { submitted.append(transfer) }
         lock.unlock()
         switch state {
@@ -223,11 +229,23 @@ final class TransferLoop: @unchecked Sendable {
     /// empties them when done (`releaseHandOvers`), keeping their storage for the next.
     func takeHandOvers() -> Bool {
         lock.lock()
+        waiting = false
         swap(&submitted, &takenNew)
         swap(&cancelled, &takenCancelled)
         let stopping = threadState == .stopping
         lock.unlock()
         return stopping
+    }
+
+    /// Whether the poll after this round may wait: false when a transfer was handed over since
+    /// the round took its hand-overs (the next round takes it at once). From a true answer on,
+    /// until the next round, a transfer handed over wakes the poll (`enqueue`).
+    func mayWait() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard submitted.isEmpty else { return false }
+        waiting = true
+        return true
     }
 
     /// The round is done with what it took (nothing of a transfer stays held until the next).
