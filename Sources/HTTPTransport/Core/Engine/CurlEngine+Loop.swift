@@ -50,7 +50,7 @@ extension CurlEngine {
         let gated = waits && !isStream && request.webSocket == nil && configuration.maxConnectionsPerHost == 0
         return LoopTransfer(handle: transfer.handle, state: transfer.state, request: request, engine: isStream ? self : nil,
                             multiplexOrigin: gated ? MultiplexGate.origin(of: request.url) : nil,
-                            deadline: gated ? .now + .milliseconds(Self.milliseconds(request.timeout)) : nil, lock: loop.lock)
+                            deadline: gated ? .now + .milliseconds(Self.milliseconds(request.timeout)) : nil, loop: loop)
     }
 
     /// Whether a transfer waits for a connection being opened to its origin, in case it can

@@ -4,12 +4,13 @@ import Foundation
 /// One transfer on a `TransferLoop`: what the loop needs to run it, and its result, handed back
 /// exactly once under `lock` (which ThreadSanitizer sees; the continuation only wakes the task).
 /// The lock is its loop's own (`TransferLoop.lock`), so that a transfer makes no lock of its own
-/// (an `NSLock` is two allocations, a mutex set up and torn down: ~0.5k instructions per send).
+/// (an `NSLock` is two allocations, a mutex set up and torn down: ~0.5k instructions per send),
+/// and it is its cancellation's waker itself (no closure made per send).
 /// (A `CheckedContinuation`: with an `UnsafeContinuation`, which would save an object per send,
 /// ThreadSanitizer reports the resumed task's frame as raced with the loop thread's resume.)
 /// Whatever ends it first (libcurl's result, its cancellation, the multiplex gate's time-out, a
 /// stopped loop) decides the result; later attempts change nothing.
-final class LoopTransfer: @unchecked Sendable {
+final class LoopTransfer: CancellationWaker, @unchecked Sendable {
     let handle: EasyHandle
     let state: TransferState
     let request: RawRequest
@@ -32,7 +33,10 @@ final class LoopTransfer: @unchecked Sendable {
     let deadline: ContinuousClock.Instant?
     /// Runs once it ended, on the thread that ended it (tests).
     private let onFinish: (@Sendable (CURLcode) -> Void)?
-    /// Its loop's lock (or, for a transfer no loop runs yet, its own); held only for a moment.
+    /// The loop that runs it, which its cancellation asks to end it (nil: tests that give it to
+    /// a loop of their choosing, which then ends it through a waker closure).
+    let loop: TransferLoop?
+    /// Its loop's lock (or, without a loop, its own); held only for a moment.
     private let lock: NSCondition
     // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
     // check on top (two per hand-over).
@@ -41,9 +45,10 @@ final class LoopTransfer: @unchecked Sendable {
 
     init(handle: EasyHandle, state: TransferState, request: RawRequest, engine: CurlEngine?,
          multiplexOrigin: String? = nil, deadline: ContinuousClock.Instant? = nil,
-         lock: NSCondition = NSCondition(), onFinish: (@Sendable (CURLcode) -> Void)? = nil) {
+         loop: TransferLoop? = nil, onFinish: (@Sendable (CURLcode) -> Void)? = nil) {
         self.handle = handle
-        self.lock = lock
+        self.loop = loop
+        lock = loop?.lock ?? NSCondition()
         self.multiplexOrigin = multiplexOrigin
         self.deadline = deadline
         self.state = state
@@ -51,6 +56,9 @@ final class LoopTransfer: @unchecked Sendable {
         self.engine = engine
         self.onFinish = onFinish
     }
+
+    /// Its cancellation fired: its loop ends it.
+    func cancellationRequested() { loop?.cancel(self) }
 
     func install(_ continuation: CheckedContinuation<Void, Never>) {
         lock.withLock { self.continuation = continuation }

@@ -103,7 +103,7 @@ final class TransferLoop: @unchecked Sendable {
     /// it finished, failed or was cancelled (through its control's `CancellationHandle`).
     nonisolated(nonsending) func perform(_ transfer: LoopTransfer) async -> CURLcode {
         let cancellation = transfer.state.control.cancellation
-        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        let token = cancellation.map { register(transfer, on: $0) }
         defer { if let token { cancellation?.removeWaker(token) } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             transfer.install(continuation)
@@ -175,6 +175,12 @@ final class TransferLoop: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Registers with `handle` what ends `transfer` here when it is cancelled: the transfer
+    /// itself when this is its loop (no closure made per send), else a closure; the token.
+    private func register(_ transfer: LoopTransfer, on handle: CancellationHandle) -> Int {
+        transfer.loop === self ? handle.addWaker(transfer) : handle.addWaker { [self] in cancel(transfer) }
+    }
+
     /// Transfers waiting to be taken, and whether the thread runs (for tests and telemetry).
     var counts: (submitted: Int, threadRunning: Bool) {
         lock.withLock { (submitted.count, threadState == .running || threadState == .stopping) }
@@ -202,7 +208,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Runs `transfer` on this thread to its end, by the same rounds as the session's loop.
     func run(_ transfer: LoopTransfer) -> CURLcode {
         let cancellation = transfer.state.control.cancellation
-        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        let token = cancellation.map { register(transfer, on: $0) }
         defer { if let token { cancellation?.removeWaker(token) } }
         lock.withLock { submitted.append(transfer) }
         while true {

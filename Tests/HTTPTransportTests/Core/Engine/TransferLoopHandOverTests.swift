@@ -15,7 +15,7 @@ final class TransferLoopHandOverTests: XCTestCase {
         handle.transferState.begin(control: TransferControl(), requestURL: url, maxResponseSize: 1 << 20)
         handle.transferSlot.pointee.state = handle.transferState.opaque
         return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: try XCTUnwrap(URL(string: url))),
-                            engine: nil, lock: loop?.lock ?? NSCondition(), onFinish: onFinish)
+                            engine: nil, loop: loop, onFinish: onFinish)
     }
 
     /// Runs `transfers` on `loop` at once, from as many tasks; their codes, once all ended (nil:
@@ -100,6 +100,25 @@ final class TransferLoopHandOverTests: XCTestCase {
         handle.removeWaker(12_345)  // (unknown: nothing happens)
         handle.cancel()
         XCTAssertEqual(runs.withLock { $0 }, ["third": 2, "fourth": 1])
+    }
+
+    /// An object registered as a waker (a transfer of the loop is its cancellation's waker
+    /// itself) runs as a closure does, in the first place or another, and not once removed.
+    func testAnObjectWakerRunsLikeAClosureInEitherPlaceUntilRemoved() {
+        final class Counting: CancellationWaker, @unchecked Sendable {
+            let count = Locked(0)
+            func cancellationRequested() { count.withLock { $0 += 1 } }
+        }
+        let handle = CancellationHandle()
+        let (inFirstPlace, inOtherPlace, removed) = (Counting(), Counting(), Counting())
+        let closureRuns = Locked(0)
+        _ = handle.addWaker(inFirstPlace)
+        _ = handle.addWaker { closureRuns.withLock { $0 += 1 } }
+        handle.removeWaker(handle.addWaker(removed))
+        _ = handle.addWaker(inOtherPlace)
+        handle.cancel()
+        XCTAssertEqual([inFirstPlace, inOtherPlace, removed].map { $0.count.withLock { $0 } }, [1, 1, 0])
+        XCTAssertEqual(closureRuns.withLock { $0 }, 1)
     }
 }
 

@@ -15,7 +15,7 @@ final class TransferLoopLifeTests: XCTestCase {
         handle.transferState.begin(control: TransferControl(cancellation: cancellation), requestURL: url, maxResponseSize: 1 << 20)
         handle.transferSlot.pointee.state = handle.transferState.opaque
         return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: try XCTUnwrap(URL(string: url))),
-                            engine: nil, lock: loop?.lock ?? NSCondition(), onFinish: onFinish)
+                            engine: nil, loop: loop, onFinish: onFinish)
     }
 
     /// Starts `loop.perform(transfer)` in a task: its code, once `ended` was signalled.
