@@ -34,8 +34,11 @@ final class LoopTransfer: CancellationWaker, @unchecked Sendable {
     /// Runs once it ended, on the thread that ended it (tests).
     private let onFinish: (@Sendable (CURLcode) -> Void)?
     /// The loop that runs it, which its cancellation asks to end it (nil: tests that give it to
-    /// a loop of their choosing, which then ends it through a waker closure).
-    let loop: TransferLoop?
+    /// a loop of their choosing, which then ends it through a waker closure). Unowned: the loop
+    /// may hold the transfer after it stopped (a cancellation handed over too late), and a strong
+    /// reference back would keep both; the transfer is its cancellation's waker only while the
+    /// loop's `perform` or `run` holds the loop.
+    unowned let loop: TransferLoop?
     /// Its loop's lock (or, without a loop, its own); held only for a moment.
     private let lock: NSCondition
     // Guarded by `lock`, which already keeps any two accesses apart: no dynamic exclusivity
