@@ -9,7 +9,15 @@
 #              BASELINE=1 also counts the C libcurl loop with the same method, as is (a) and with
 #              HTTPTransport's libcurl settings (a'), and prints HTTPTransport − (a'),
 #              HEADERS=1 also counts the two ways of reading response headers in C
-#              (baseline/header_access.c: a header callback vs curl_easy_nextheader).
+#              (baseline/header_access.c: a header callback vs curl_easy_nextheader),
+#              IN_FLIGHT=K instead counts throughput.sh's workload with K GETs in flight, every
+#              thread of the process: K tasks awaiting async sends in turn (BenchHTTPTransport
+#              threads K … --api async) against the C program on libcurl's multi interface
+#              (baseline/throughput_multi.c), N and 2N GETs each, and prints both per GET and
+#              their ratio, the machine's load left out (CPU times on a shared machine are not),
+#              and each one's part outside libcurl's multi calls (curl_multi_perform, _poll,
+#              _add_handle, _remove_handle, _info_read, _wakeup): libcurl's part moves by ±1.5k
+#              between runs with the timing of nginx's answers, the part outside by ~0.1k.
 set -euo pipefail
 cd "$(dirname "$0")"
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
@@ -64,6 +72,37 @@ per_request() {  # the client command; prints instructions per GET, then those i
     two=($(count $((2 * N)) "$@"))
     echo $(( (two[0] - one[0]) / N )) $(( (two[1] - one[1]) / N ))
 }
+
+if [ -n "${IN_FLIGHT:-}" ]; then
+    gcc -O2 -o "$WORK/multi" baseline/throughput_multi.c -lcurl
+    base="http://127.0.0.1:$PORT"
+    in_flight() {  # $1: async or multi, $2: GETs; prints the process's instructions (all
+                   # threads), then those outside libcurl's multi calls
+        local command=("$WORK/client" threads "$base" "$IN_FLIGHT" $(($2 / IN_FLIGHT)) --api async)
+        [ "$1" = multi ] && command=("$WORK/multi" get "$base" "$2" "$IN_FLIGHT")
+        valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "${command[@]}" >"$WORK/out.txt" 2>"$WORK/cg.log"
+        grep -q '"errors":0' "$WORK/out.txt" || { echo "instructions.sh: ($1) failed: $(head -c 300 "$WORK/out.txt")" >&2; exit 1; }
+        local total
+        total=$(grep -o 'Collected : [0-9]*' "$WORK/cg.log" | grep -o '[0-9]*$')
+        callgrind_annotate --inclusive=yes --threshold=100 "$WORK/cg.out" 2>/dev/null | awk -v total="$total" '
+            /:curl_multi_(perform|poll|add_handle|remove_handle|info_read|wakeup) / { gsub(",", "", $1); inside += $1 }
+            END { print total, total - inside }'
+    }
+    per_get() {  # $1: async or multi; prints instructions per GET, and those outside libcurl's multi calls
+        local one two
+        one=($(in_flight "$1" "$count"))
+        two=($(in_flight "$1" $((2 * count))))
+        echo $(( (two[0] - one[0]) / count )) $(( (two[1] - one[1]) / count ))
+    }
+    # (N and 2N rounded to whole GETs per task, so that the two runs differ by N exactly.)
+    count=$(( N / IN_FLIGHT * IN_FLIGHT ))
+    ours=($(per_get async))
+    c=($(per_get multi))
+    echo "HTTPTransport async send(_:), $IN_FLIGHT in flight: ${ours[0]} instructions per small GET (${ours[1]} outside libcurl's multi calls)"
+    echo "C, libcurl's multi interface, $IN_FLIGHT in flight: ${c[0]} instructions per small GET (${c[1]} outside libcurl's multi calls)"
+    echo "ratio: $(python3 -c "print(f'{${ours[0]} / ${c[0]}:.3f}')")"
+    exit 0
+fi
 
 # shellcheck disable=SC2086
 ours=($(per_request "$WORK/client" ${CLIENT_ARGS:-}))

@@ -22,6 +22,7 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     private var ending: [(UnsafeMutableRawPointer, CURLcode)] = []
     private var ended: [(UnsafeMutableRawPointer, CURLcode)] = []
     private var woken = false
+    private var wakeCount = 0
     private var adds: [UnsafeMutableRawPointer: Int] = [:]
     private var removes: [UnsafeMutableRawPointer: Int] = [:]
     private var beforeNextPoll: (() -> Void)?
@@ -99,6 +100,7 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     func wake() {
         condition.withLock {
             guard !isClosed else { return }
+            wakeCount += 1
             woken = true
             condition.broadcast()
         }
@@ -142,6 +144,9 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     /// Runs on the loop's thread when it unpauses a transfer (libcurl hands the held chunk to
     /// the write callback right there).
     func setUnpauseHook(_ hook: ((UnsafeMutableRawPointer) -> Void)?) { condition.withLock { onUnpause = hook } }
+
+    /// The `wake` calls so far (a test's own `finish` is not one).
+    var wakeUps: Int { condition.withLock { wakeCount } }
 
     /// How often the loop added and removed `easy`.
     func traffic(of easy: UnsafeMutableRawPointer) -> (adds: Int, removes: Int) {

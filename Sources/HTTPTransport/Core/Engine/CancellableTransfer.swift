@@ -11,6 +11,6 @@ struct CancellableTransfer: TransferDriver {
         guard let multi = transfer.handle.multi() else { return curl_easy_perform(transfer.handle.curl) }
         let loop = TransferLoop(inlineOn: CurlMulti(borrowing: multi))
         return loop.run(LoopTransfer(handle: transfer.handle, state: transfer.state, request: request,
-                                     engine: transfer.state.pacedSink != nil ? engine : nil))
+                                     engine: transfer.state.pacedSink != nil ? engine : nil, loop: loop))
     }
 }

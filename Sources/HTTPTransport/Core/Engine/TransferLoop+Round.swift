@@ -26,9 +26,11 @@ extension TransferLoop {
     }
 
     /// Waits for sockets, libcurl's timers or a wake-up, at most until a stream's, a
-    /// WebSocket's or a gated transfer's next deadline.
+    /// WebSocket's or a gated transfer's next deadline; only looks when a transfer was handed
+    /// over during the round (which then did not wake it).
     func poll() {
-        let milliseconds = pollMilliseconds()
+        var milliseconds = pollMilliseconds()
+        if !mayWait() { milliseconds = 0 }
         if let webSockets {
             webSockets.poll(milliseconds: milliseconds)
         } else {
@@ -99,6 +101,11 @@ extension TransferLoop {
             running[curl] = held
             return
         }
+        takeOff(transfer, curl: curl, code: code)
+    }
+
+    /// `remove`, for a transfer already out of `running`.
+    private func takeOff(_ transfer: LoopTransfer, curl: UnsafeMutableRawPointer, code: CURLcode) {
         // (Each lookup hashes the handle: the maps are looked into only when they hold any.)
         if !uploads.isEmpty { uploads[curl] = nil }
         var code = code
@@ -154,8 +161,9 @@ extension TransferLoop {
 
     private func collectFinished() {
         while let (curl, code) = multi.nextFinished() {
-            guard let transfer = running[curl] else { continue }
-            remove(transfer, code: code)
+            // (Found by its removal: one hash of the handle, not a look and then a removal.)
+            guard let transfer = running.removeValue(forKey: curl) else { continue }
+            takeOff(transfer, curl: curl, code: code)
         }
     }
 

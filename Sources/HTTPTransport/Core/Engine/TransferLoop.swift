@@ -37,6 +37,10 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var submitted: [LoopTransfer] = []
     @exclusivity(unchecked) var cancelled: [LoopTransfer] = []
     @exclusivity(unchecked) private var threadState = ThreadState.notStarted
+    /// The loop is in its poll, or about to be, with nothing handed over: a new transfer wakes it.
+    /// Cleared when a round takes its hand-overs; a transfer handed over while it is clear waits
+    /// for that round's end, whose poll then only looks (`mayWait`), without a wake-up.
+    @exclusivity(unchecked) private var waiting = false
     /// The loop thread, once it runs (not the `Thread`: its block holds this loop).
     private var threadID: pthread_t?
     // The running thread's own.
@@ -99,7 +103,7 @@ final class TransferLoop: @unchecked Sendable {
     /// it finished, failed or was cancelled (through its control's `CancellationHandle`).
     nonisolated(nonsending) func perform(_ transfer: LoopTransfer) async -> CURLcode {
         let cancellation = transfer.state.control.cancellation
-        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        let token = cancellation.map { register(transfer, on: $0) }
         defer { if let token { cancellation?.removeWaker(token) } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             transfer.install(continuation)
@@ -114,10 +118,12 @@ final class TransferLoop: @unchecked Sendable {
         lock.lock()
         let state = threadState
         if state == .notStarted { threadState = .running }
-        // One wake-up per batch: the loop takes every submitted transfer at once, and each of
-        // its rounds visits every transfer it holds (curl_multi_perform), so a burst of
-        // submissions must not make a round each.
-        let wakes = submitted.isEmpty
+        // A wake-up only when the loop waits in its poll (a round's resumed tasks hand over
+        // their next transfers while it still runs, and the next round takes them without one),
+        // and once per batch: the loop takes every submitted transfer at once, and each of its
+        // rounds visits every transfer it holds (curl_multi_perform), so a burst of submissions
+        // must not make a round each.
+        let wakes = waiting && submitted.isEmpty
         if state == .notStarted || state == .running { submitted.append(transfer) }
         lock.unlock()
         switch state {
@@ -169,6 +175,12 @@ final class TransferLoop: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Registers with `handle` what ends `transfer` here when it is cancelled: the transfer
+    /// itself when this is its loop (no closure made per send), else a closure; the token.
+    private func register(_ transfer: LoopTransfer, on handle: CancellationHandle) -> Int {
+        transfer.loop === self ? handle.addWaker(transfer) : handle.addWaker { [self] in cancel(transfer) }
+    }
+
     /// Transfers waiting to be taken, and whether the thread runs (for tests and telemetry).
     var counts: (submitted: Int, threadRunning: Bool) {
         lock.withLock { (submitted.count, threadState == .running || threadState == .stopping) }
@@ -196,7 +208,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Runs `transfer` on this thread to its end, by the same rounds as the session's loop.
     func run(_ transfer: LoopTransfer) -> CURLcode {
         let cancellation = transfer.state.control.cancellation
-        let token = cancellation?.addWaker { [self] in cancel(transfer) }
+        let token = cancellation.map { register(transfer, on: $0) }
         defer { if let token { cancellation?.removeWaker(token) } }
         lock.withLock { submitted.append(transfer) }
         while true {
@@ -223,11 +235,23 @@ final class TransferLoop: @unchecked Sendable {
     /// empties them when done (`releaseHandOvers`), keeping their storage for the next.
     func takeHandOvers() -> Bool {
         lock.lock()
+        waiting = false
         swap(&submitted, &takenNew)
         swap(&cancelled, &takenCancelled)
         let stopping = threadState == .stopping
         lock.unlock()
         return stopping
+    }
+
+    /// Whether the poll after this round may wait: false when a transfer was handed over since
+    /// the round took its hand-overs (the next round takes it at once). From a true answer on,
+    /// until the next round, a transfer handed over wakes the poll (`enqueue`).
+    func mayWait() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard submitted.isEmpty else { return false }
+        waiting = true
+        return true
     }
 
     /// The round is done with what it took (nothing of a transfer stays held until the next).

@@ -8,10 +8,25 @@ import Synchronization
 final class Locked<Value: Sendable>: @unchecked Sendable {
     /// Only touched under `mutex`, so the runtime's exclusivity bookkeeping is left out.
     @exclusivity(unchecked) private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = PthreadMutex()
 
     init(_ value: Value) {
         self.value = value
+    }
+
+    func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body(&value)
+    }
+}
+
+/// A pthread mutex of its owner's (set up and torn down with it), for an object that guards its
+/// own state without a lock object of its own beside it (`Locked`, `CancellationHandle`).
+struct PthreadMutex: ~Copyable, @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -22,11 +37,8 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
 }
 
 /// A flag set once, read from any thread.

@@ -24,6 +24,22 @@ final class MultiplexGateTests: XCTestCase {
                           MultiplexGate.origin(of: try XCTUnwrap(URL(string: "https://b.example/"))))
     }
 
+    /// Which async sends wait to multiplex is decided from the URL's kept text: `https:` in any
+    /// case, as `URL.scheme` would say, and nothing else.
+    func testTheURLTextsSchemeIsHTTPSInAnyCaseAndNothingElse() throws {
+        for text in ["https://example.com/", "HTTPS://example.com", "HtTpS://a:8443/x", "https:"] {
+            XCTAssertTrue(CurlEngine.startsWithHTTPSScheme(text), text)
+        }
+        for text in ["http://example.com/", "https", "httpsx://a/", "http:s//a", "ftps://a/", "", "h", "ws://a/",
+                     "https//a", "httpS;//a", "\u{0}ttps://a"] {
+            XCTAssertFalse(CurlEngine.startsWithHTTPSScheme(text), text)
+        }
+        for text in ["https://example.com/a?b", "HTTPS://Example.com", "http://127.0.0.1:8080/", "wss://a/", "HTTP://a/"] {
+            let url = try XCTUnwrap(URL(string: text))
+            XCTAssertEqual(CurlEngine.startsWithHTTPSScheme(url.absoluteString), url.scheme?.lowercased() == "https", text)
+        }
+    }
+
     func testOneConnectionsWorthGoesInAndTheRestFollowInOrderAsEachEnds() throws {
         var gate = MultiplexGate()
         let all = try transfers(limit + 3, origin: "https://h2.example:443")

@@ -9,13 +9,13 @@ import XCTest
 /// has a place of its own, all run.
 final class TransferLoopHandOverTests: XCTestCase {
     /// A prepared transfer on a fresh easy handle (never performed: the multi handle is scripted).
-    private func transfer() throws -> LoopTransfer {
+    private func transfer(on loop: TransferLoop? = nil, onFinish: (@Sendable (CURLcode) -> Void)? = nil) throws -> LoopTransfer {
         let handle = try XCTUnwrap(EasyHandle())
         let url = "http://127.0.0.1:9/"
         handle.transferState.begin(control: TransferControl(), requestURL: url, maxResponseSize: 1 << 20)
         handle.transferSlot.pointee.state = handle.transferState.opaque
         return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: try XCTUnwrap(URL(string: url))),
-                            engine: nil)
+                            engine: nil, loop: loop, onFinish: onFinish)
     }
 
     /// Runs `transfers` on `loop` at once, from as many tasks; their codes, once all ended (nil:
@@ -56,6 +56,33 @@ final class TransferLoopHandOverTests: XCTestCase {
         XCTAssertEqual(released.filter { $0() != nil }.count, 0, "transfers of rounds past are still held")
     }
 
+    /// A transfer handed over while a round runs (as a task resumed by that round hands over its
+    /// next one) does not wake the poll, and the poll after the round does not wait for one: the
+    /// next round takes it at once. (The poll here waits only for wake-ups: a wait is a stall.)
+    func testATransferHandedOverDuringARoundIsTakenByTheNextRoundWithoutAWakeUp() throws {
+        let multi = ScriptedMulti(waitsOnlyForWakeUps: true, stallLimit: 30, finishesWhenAdded: true)
+        let loop = TransferLoop(sessionLoopOn: multi)
+        defer { loop.stop() }
+        XCTAssertEqual(performAll([try transfer(on: loop)], on: loop), [CURLE_OK])
+        let finished = DispatchSemaphore(value: 0)
+        let during = try transfer(on: loop) { _ in finished.signal() }
+        // (Counted by address, which the first transfer's freed handle may have handed on.)
+        let addsBefore = multi.traffic(of: during.handle.curl).adds
+        let pending = Locked<LoopTransfer?>(during)
+        multi.setWork {
+            if let next = pending.withLock({ state in defer { state = nil }; return state }) { XCTAssertTrue(loop.enqueue(next)) }
+        }
+        let wakeUps = multi.wakeUps
+        // (One hand-over from outside, which wakes the waiting poll, for a round to run.)
+        XCTAssertEqual(performAll([try transfer(on: loop)], on: loop), [CURLE_OK])
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, "the transfer handed over during a round never ended")
+        multi.setWork(nil)
+        // (That one wakes it only if the loop reached its poll first.)
+        XCTAssertLessThanOrEqual(multi.wakeUps - wakeUps, 1, "only the hand-over from outside the round may wake the poll")
+        XCTAssertEqual(multi.counts.stalls, 0, "the poll after the round waited although a transfer was handed over")
+        XCTAssertEqual(multi.traffic(of: during.handle.curl).adds - addsBefore, 1)
+    }
+
     func testEveryWakerOfACancellationHandleRunsTheFirstsPlaceIncluded() {
         let handle = CancellationHandle()
         let runs = Locked<[String: Int]>([:])
@@ -73,6 +100,25 @@ final class TransferLoopHandOverTests: XCTestCase {
         handle.removeWaker(12_345)  // (unknown: nothing happens)
         handle.cancel()
         XCTAssertEqual(runs.withLock { $0 }, ["third": 2, "fourth": 1])
+    }
+
+    /// An object registered as a waker (a transfer of the loop is its cancellation's waker
+    /// itself) runs as a closure does, in the first place or another, and not once removed.
+    func testAnObjectWakerRunsLikeAClosureInEitherPlaceUntilRemoved() {
+        final class Counting: CancellationWaker, @unchecked Sendable {
+            let count = Locked(0)
+            func cancellationRequested() { count.withLock { $0 += 1 } }
+        }
+        let handle = CancellationHandle()
+        let (inFirstPlace, inOtherPlace, removed) = (Counting(), Counting(), Counting())
+        let closureRuns = Locked(0)
+        _ = handle.addWaker(inFirstPlace)
+        _ = handle.addWaker { closureRuns.withLock { $0 += 1 } }
+        handle.removeWaker(handle.addWaker(removed))
+        _ = handle.addWaker(inOtherPlace)
+        handle.cancel()
+        XCTAssertEqual([inFirstPlace, inOtherPlace, removed].map { $0.count.withLock { $0 } }, [1, 1, 0])
+        XCTAssertEqual(closureRuns.withLock { $0 }, 1)
     }
 }
 

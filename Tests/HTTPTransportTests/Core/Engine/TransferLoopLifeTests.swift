@@ -7,14 +7,15 @@ import XCTest
 /// loop's life, a transfer ending exactly once whatever ends it first, and wake-ups never lost.
 final class TransferLoopLifeTests: XCTestCase {
     /// A prepared transfer on a fresh easy handle (never performed: the multi handle is scripted).
-    private func transfer(cancellation: CancellationHandle? = nil,
+    /// With `loop`, its result is handed back under the loop's lock, as the engine's are.
+    private func transfer(cancellation: CancellationHandle? = nil, on loop: TransferLoop? = nil,
                           onFinish: (@Sendable (CURLcode) -> Void)? = nil) throws -> LoopTransfer {
         let handle = try XCTUnwrap(EasyHandle())
         let url = "http://127.0.0.1:9/"
         handle.transferState.begin(control: TransferControl(cancellation: cancellation), requestURL: url, maxResponseSize: 1 << 20)
         handle.transferSlot.pointee.state = handle.transferState.opaque
         return LoopTransfer(handle: handle, state: handle.transferState, request: RawRequest(url: try XCTUnwrap(URL(string: url))),
-                            engine: nil, onFinish: onFinish)
+                            engine: nil, loop: loop, onFinish: onFinish)
     }
 
     /// Starts `loop.perform(transfer)` in a task: its code, once `ended` was signalled.
@@ -122,14 +123,17 @@ final class TransferLoopLifeTests: XCTestCase {
     }
 
     /// libcurl's end, two cancellations and the loop's stop race for each transfer: exactly one
-    /// of them ends it, its result is that one's, and its handle leaves the multi handle once.
+    /// of them ends it, its result is that one's, and its handle leaves the multi handle once
+    /// (its result handed back under a lock of its own, or under the loop's as the engine's are).
     func testATransferEndsExactlyOnceWhenItsEndItsCancellationAndStopRace() throws {
         for iteration in 0..<200 {
             let multi = ScriptedMulti()
             let loop = TransferLoop(sessionLoopOn: multi)
             let cancellation = CancellationHandle()
             let endings = Locked(0)
-            let racing = try transfer(cancellation: cancellation) { _ in endings.withLock { $0 += 1 } }
+            let racing = try transfer(cancellation: cancellation, on: iteration.isMultiple(of: 3) ? nil : loop) { _ in
+                endings.withLock { $0 += 1 }
+            }
             let (result, ended) = start(racing, on: loop)
             XCTAssertTrue(multi.awaitAdded(racing.handle.curl))
             let go = DispatchGroup()

@@ -34,12 +34,13 @@ final class TransferGateTests: XCTestCase {
         XCTAssertEqual(gate.counts.running, 0)
     }
 
-    func testWaitersAreServedInTheOrderTheyCame() async throws {
-        let gate = TransferGate(limit: 1)
+    /// Takes a place, queues `count` waiters behind it (each giving its place back at once),
+    /// gives the place back; the order the waiters were served in.
+    private func servedOrder(of count: Int, at gate: TransferGate) async throws -> [Int] {
         _ = await gate.enter()
         let order = Recorder<Int>()
         var tasks: [Task<Void, Never>] = []
-        for index in 0..<5 {
+        for index in 0..<count {
             tasks.append(Task {
                 _ = await gate.enter()
                 order.add(index)
@@ -49,8 +50,28 @@ final class TransferGateTests: XCTestCase {
         }
         gate.leave()
         for task in tasks { await task.value }
-        XCTAssertEqual(order.values, [0, 1, 2, 3, 4])
+        return order.values
+    }
+
+    func testWaitersAreServedInTheOrderTheyCame() async throws {
+        let gate = TransferGate(limit: 1)
+        let order = try await servedOrder(of: 5, at: gate)
+        XCTAssertEqual(order, [0, 1, 2, 3, 4])
         XCTAssertEqual(gate.counts.running, 0)
+    }
+
+    /// Once every queued waiter was served, a place given back with nobody queued is free at
+    /// once, and waiters queued afterwards are served in their order too (the queue starts over).
+    func testAQueueServedToItsEndStartsOverForLaterWaiters() async throws {
+        let gate = TransferGate(limit: 1)
+        for batch in 0..<2 {
+            let order = try await servedOrder(of: 3, at: gate)
+            XCTAssertEqual(order, [0, 1, 2], "batch \(batch)")
+            XCTAssertEqual(gate.counts.running, 0, "batch \(batch)")
+            XCTAssertTrue(gate.enterIfFree(), "batch \(batch): the place given back is not free")
+            gate.leave()
+            XCTAssertEqual(gate.counts.running, 0, "batch \(batch)")
+        }
     }
 
     func testACancelledWaiterLeavesTheQueueWithoutAPlace() async throws {
