@@ -295,6 +295,9 @@ final class StreamChannel: StreamingConsumer, @unchecked Sendable {
         }, isolation: isolation)
     }
 
+    /// Whether a reader waits for a chunk now (tests).
+    var readerWaits: Bool { lock.withLock { reader != nil } }
+
     /// `false` after the first call: a stream's body is read once.
     func beginIteration() -> Bool {
         lock.withLock {

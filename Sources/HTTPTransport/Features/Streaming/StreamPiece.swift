@@ -16,6 +16,9 @@ final class PiecePool: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var idle: [UnsafeMutableRawPointer] = []
+    /// The stream ended: nothing is kept any more (a chunk the reader keeps must not hold the
+    /// idle pieces too).
+    private var closed = false
 
     init(size: Int, kept: Int) {
         self.size = size
@@ -35,11 +38,22 @@ final class PiecePool: @unchecked Sendable {
     /// A piece's memory is free again (its `Data` went, or it was never handed out).
     func giveBack(_ memory: UnsafeMutableRawPointer) {
         let keptIt = lock.withLock { () -> Bool in
-            guard idle.count < kept else { return false }
+            guard !closed, idle.count < kept else { return false }
             idle.append(memory)
             return true
         }
         if !keptIt { memory.deallocate() }
+    }
+
+    /// The stream is over: the idle pieces go back to the system now, and so does every piece
+    /// given back later.
+    func close() {
+        let freed = lock.withLock { () -> [UnsafeMutableRawPointer] in
+            closed = true
+            defer { idle = [] }
+            return idle
+        }
+        for memory in freed { memory.deallocate() }
     }
 
     /// Pieces waiting for reuse (tests).
@@ -106,10 +120,12 @@ struct StreamPiece {
         count = 0
     }
 
-    /// The stream is over: memory never handed out goes back to the pool.
+    /// The stream is over: memory never handed out goes back to the system, with the pool's
+    /// idle pieces; a piece the reader still holds goes when its `Data` does.
     mutating func release() {
         clear()
-        if let memory { pool.giveBack(memory) }
+        pool.close()
+        memory?.deallocate()
         memory = nil
     }
 }

@@ -125,6 +125,14 @@ final class StreamReceiver: PacedBodySink {
     /// When the transfer has ended (`final`) they go in whatever the buffer holds (at most one
     /// piece more). `false` when the consumer stopped the transfer.
     func flushPending(_ state: TransferState, handle: EasyHandle, final: Bool = false) -> Bool {
+        let flushed = flush(state, handle: handle, final: final)
+        // At the end, a wake-up the last round put off goes out too: no round's end follows, and
+        // the reader would otherwise see the last bytes only when the stream's end reaches it.
+        if final, roundWake.isPutOff { body.consumer.handedOver() }
+        return flushed
+    }
+
+    private func flush(_ state: TransferState, handle: EasyHandle, final: Bool) -> Bool {
         guard !pending.isEmpty, state.storedError == nil else { return state.storedError == nil }
         switch body.consumer.receive(pending.data(), evenIfFull: final) {
         case .more:

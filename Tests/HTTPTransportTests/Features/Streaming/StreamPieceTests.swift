@@ -31,6 +31,17 @@ final class StreamPieceTests: XCTestCase {
         XCTAssertEqual(pool.idleCount, 2, "a third idle piece goes back to the system")
     }
 
+    func testAClosedPoolKeepsNothingAndFreesWhatComesBack() {
+        let pool = PiecePool(size: 1024, kept: 4)
+        let lent = pool.lend(), kept = pool.lend()
+        pool.giveBack(kept)
+        XCTAssertEqual(pool.idleCount, 1)
+        pool.close()
+        XCTAssertEqual(pool.idleCount, 0, "the stream ended: its idle pieces go")
+        pool.giveBack(lent)
+        XCTAssertEqual(pool.idleCount, 0, "a chunk the reader let go of later is freed, not kept")
+    }
+
     func testAPieceGoesBackToThePoolWhenTheReadersChunkGoesAndTheNextPieceReusesIt() async throws {
         let channel = StreamChannel(url: "http://127.0.0.1/body")
         let (handle, state, receiver) = try StreamReceiver.streaming(into: channel)

@@ -52,4 +52,36 @@ final class StreamRoundWakeTests: XCTestCase {
         XCTAssertEqual(receiver.nextCheck(at: .now, started: started), .seconds(1))
         state.end()
     }
+
+    /// The transfer ends right after a round of bulk whose wake-up was put off: its last flush
+    /// wakes the waiting reader (no round's end follows), before the stream's end reaches it.
+    func testTheTransfersEndWakesAReaderWhoseWakeWasPutOff() throws {
+        let channel = StreamChannel(url: "http://127.0.0.1/body")
+        let (handle, state, receiver) = try StreamReceiver.streaming(into: channel)
+        defer { state.end() }
+        let bulk = Data(count: StreamRoundWake.bulk)
+        let got = ThreadResult<Int>(), woken = DispatchSemaphore(value: 0)
+        Task {
+            var total = 0
+            while total < 2 * bulk.count, let chunk = try? await channel.next() { total += chunk.count }
+            got.set(total)
+            woken.signal()
+        }
+        // The first round's bytes wake the reader at once; it reads them and waits again.
+        XCTAssertEqual(bulk.withUnsafeBytes { state.receiveBody($0) }, bulk.count)
+        XCTAssertTrue(receiver.flushPending(state, handle: handle))
+        XCTAssertTrue(receiver.roundWake.roundEnded())
+        channel.handedOver()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(channel.readerWaits && channel.lastTaken != nil), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        XCTAssertTrue(channel.readerWaits, "the reader took the first round's bytes and waits again")
+        // The next round brings bulk: its wake-up is put off, and the transfer ends with it.
+        XCTAssertEqual(bulk.withUnsafeBytes { state.receiveBody($0) }, bulk.count)
+        XCTAssertTrue(receiver.flushPending(state, handle: handle))
+        XCTAssertFalse(receiver.roundWake.roundEnded())
+        XCTAssertTrue(receiver.flushPending(state, handle: handle, final: true))
+        XCTAssertEqual(woken.wait(timeout: .now() + 30), .success, "the reader was not woken for the last bytes")
+        XCTAssertEqual(got.value, 2 * bulk.count)
+        channel.cancel()
+    }
 }
