@@ -46,12 +46,15 @@ final class StreamPauseHandoffTests: XCTestCase {
                     pending = chunk
                 }
             }
-            // The round's end: what was gathered goes to the reader, paused or not.
+            // The round's end: what was gathered goes to the reader, paused or not, and the reader
+            // is woken for it (`StreamReceiver.drive`: a chunk alone wakes it only once half the
+            // buffer waits).
             if let gathered = pending {
                 if channel.receive(gathered, evenIfFull: false) == .more { pending = nil } else if !paused {
                     (paused, pauses) = (true, pauses + 1)
                 }
             }
+            channel.handedOver()
             if paused, channel.resume() { paused = false }
             // The poll: a paused transfer sleeps until its reader wakes it.
             if paused, wakes.wait(timeout: .now() + .seconds(1)) == .timedOut, channel.bufferedBytes < 2 * piece.count {
