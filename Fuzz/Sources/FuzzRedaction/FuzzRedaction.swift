@@ -6,7 +6,7 @@ func main(_ argc: CInt, _ argv: FuzzArguments) -> CInt { runFuzzer(argc, argv, f
 
 /// Redaction of URLs, text, headers and bodies. Input: a flags byte (which secret name, which
 /// separator after the value, where to plant it), a prefix, a suffix. Invariants: redacting is
-/// idempotent; a secret value planted under a secret name (as a query or fragment parameter, as
+/// idempotent; a secret value planted under a secret name (as a query parameter, after an apostrophe too, as a fragment parameter, as
 /// a `;jsessionid=` path parameter, as a URL's password, as a form field, as a JSON member, in a secret header) never survives.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -28,6 +28,8 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let separator = separators[Int(flags >> 4) % separators.count]
     let query = prefix + "?" + name + "=" + secret + separator + suffix
     checkHidden(Library.redactedText(query), "query parameter in \(Invariant.show(query))")
+    let afterApostrophe = prefix + "?q=it's&" + name + "=" + secret + separator + suffix
+    checkHidden(Library.redactedText(afterApostrophe), "query parameter after an apostrophe in \(Invariant.show(afterApostrophe))")
     let fragment = prefix + "#" + name + "=" + secret + separator + suffix
     checkHidden(Library.redactedText(fragment), "fragment parameter in \(Invariant.show(fragment))")
     let pathParameter = prefix + "/p;jsessionid=" + secret + separator + suffix

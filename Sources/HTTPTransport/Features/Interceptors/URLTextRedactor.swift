@@ -109,9 +109,11 @@ struct URLTextRedactor {
             || byte == UInt8(ascii: ",") || endsPairs(byte)
     }
 
-    /// Where the pairs after a `?` or `#` end: at white space, a quote, an angle bracket (as
-    /// in `Link: <…>`) or, for a query, a `#`. A placeholder already there is part of a value,
-    /// so redacting twice changes nothing.
+    /// Where the pairs after a `?` or `#` end: at white space, a double quote or backtick, an
+    /// angle bracket (as in `Link: <…>`) or, for a query, a `#`. Not at `'`, which a URL may
+    /// hold as it is (RFC 3986 sub-delims: `?name=O'Brien&token=…`): ending there showed the
+    /// pairs after it. A placeholder already there is part of a value, so redacting twice
+    /// changes nothing.
     private static func pairsEnd(in bytes: ArraySlice<UInt8>, from start: Int, endsAtHash: Bool) -> Int {
         var index = start
         while index < bytes.endIndex {
@@ -120,7 +122,7 @@ struct URLTextRedactor {
                 continue
             }
             let byte = bytes[index]
-            if endsPairs(byte) || (endsAtHash && byte == UInt8(ascii: "#")) { return index }
+            if (endsPairs(byte) && byte != UInt8(ascii: "'")) || (endsAtHash && byte == UInt8(ascii: "#")) { return index }
             index += 1
         }
         return bytes.endIndex
@@ -191,7 +193,21 @@ struct URLTextRedactor {
             return depth < Self.maximumDepth ? redact(pair, depth: depth + 1) : Self.placeholder
         }
         let shownName = redactNested(name, depth: depth + 1) + [UInt8(ascii: "=")]
-        return shownName + (isSecret(name: name) ? Self.placeholder : redactNested(value, depth: depth + 1))
+        guard isSecret(name: name) else { return shownName + redactNested(value, depth: depth + 1) }
+        return shownName + Self.placeholder + Self.closingQuote(of: value)
+    }
+
+    /// What ends a URL quoted in text, when the quote closed after its last value (`'…?code=C1'.`):
+    /// from the value's last `'` on, when only punctuation follows it and something precedes it.
+    private static func closingQuote(of value: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let quote = value.lastIndex(of: UInt8(ascii: "'")), quote > value.startIndex,
+              value[quote...].allSatisfy({ $0 < 0x80 && !isLetterOrDigit($0) && $0 != UInt8(ascii: "%") })
+        else { return [] }
+        return value[quote...]
+    }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     /// A value that is itself a URL (plain, or percent-encoded as `redirect_uri` values are):

@@ -112,6 +112,14 @@ final class RedactionTests: XCTestCase {
                        "Redirect to 'https://<redacted>@h.example/a?code=<redacted>' refused; see /next?sig=<redacted> — ok? fine")
     }
 
+    /// `'` may stand in a URL as it is, so it does not end a query: the pairs after it were shown.
+    func testAnApostropheInAQueryDoesNotShowTheSecretsAfterIt() {
+        XCTAssertEqual(redaction.redactedURL(URL(string: "https://h.example/p?name=O'Brien&token=abc&page=2")!),
+                       "https://h.example/p?name=O'Brien&token=<redacted>&page=2")
+        XCTAssertEqual(redaction.headerValue("/next?q=it's;sig=S1", name: "Location"), "/next?q=it's;sig=<redacted>")
+        XCTAssertEqual(redaction.redactedText("see '/x?a=1'&code=C2' now"), "see '/x?a=1'&code=<redacted>' now")
+    }
+
     func testTextWithoutSecretsIsReturnedUnchanged() {
         for text in ["", "plain", "é?ü#x@", "a\u{0}b?c", "mailto:me@example.org", "ratio 3:4 @ 5"] {
             XCTAssertEqual(redaction.redactedText(text), text)

@@ -83,6 +83,9 @@ final class HTTPArchiveEngineTests: XCTestCase {
             "http://api.test/cb?redirect_uri=https%3A%2F%2Fu%3Ap%40x.test%2F%3Ftoken%3Dabc&state=1",
             "http://api.test/a?token=%CC%81x&b=%CC%81",  // a combining mark right after the hidden part's place
             "https://user:pw@api.test/p?sig=1&sig=2&code=3&plain=4",
+            // An apostrophe ended the redacted query, and `;token=` after it hid `&b=1` as part of
+            // a path parameter's value (Fuzz/Corpus/FuzzHTTPArchive/found-fdc61956).
+            "https://api.test/bin?q=O'Brien%00api.test.login;token=abc&b=1",
         ]
         for text in urls {
             let url = try XCTUnwrap(URL(string: text), text)
