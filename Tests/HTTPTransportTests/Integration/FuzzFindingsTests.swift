@@ -156,6 +156,25 @@ final class FuzzFindingsTests: XCTestCase {
                        "http://user:<redacted>@host.example/")
     }
 
+    // MARK: - Archives (FuzzHTTPArchive)
+
+    /// A fuzz finding (Fuzz/Corpus/FuzzHTTPArchive/found-b2be628d): the more specific redacted
+    /// pair took the one sent pair the other needed, and the query no longer matched.
+    func testRedactedQueryPairsFindTheirMatchWhateverTheOrder() throws {
+        let recorded = try XCTUnwrap(ArchiveURLPattern("https://h.test/p?<redacted>;<redacted>;<redacted>&<redacted>;xy<redacted>"))
+        for sent in ["https://h.test/p?a;b;xy1&c;xy2", "https://h.test/p?c;xy2&a;b;xy1"] {
+            XCTAssertTrue(recorded.matches(try XCTUnwrap(ArchiveURLPattern(sent))), sent)
+        }
+        for sent in ["https://h.test/p?a;xy1&c;xy2", "https://h.test/p?a;b;c&d;e", "https://h.test/p?a;b;xy1"] {
+            XCTAssertFalse(recorded.matches(try XCTUnwrap(ArchiveURLPattern(sent))), sent)
+        }
+        // Past the limit of exact matching, still every pair with its own pattern.
+        let many = ArchiveURLPattern.exactPatternLimit + 10
+        let wide = try XCTUnwrap(ArchiveURLPattern("https://h.test/p?" + (0..<many).map { "k\($0)=<redacted>" }.joined(separator: "&")))
+        XCTAssertTrue(wide.matches(try XCTUnwrap(ArchiveURLPattern("https://h.test/p?" + (0..<many).reversed().map { "k\($0)=v" }.joined(separator: "&")))))
+        XCTAssertFalse(wide.matches(try XCTUnwrap(ArchiveURLPattern("https://h.test/p?" + (1...many).map { "k\($0)=v" }.joined(separator: "&")))))
+    }
+
     // MARK: - Redirects (FuzzRedirect)
 
     /// The failure of a send to `https://api.invalid/a` answered with a 302 to `location`.

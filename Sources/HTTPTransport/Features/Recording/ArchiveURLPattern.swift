@@ -49,24 +49,60 @@ struct ArchiveURLPattern: Sendable {
             && Self.matches(recorded: path, sent: other.path)
     }
 
-    /// Every recorded pair takes one sent pair: exact ones first, then those with a redacted part,
-    /// the most specific (the most text outside placeholders) first, so a wildcard never takes the
-    /// pair a more exact one needs.
+    /// Every recorded pair takes a sent pair of its own. Exact pairs first: equal texts are
+    /// interchangeable, so taking any equal one never costs a pattern its match. Then the pairs
+    /// with a redacted part, by augmenting paths: a greedy choice can take the one sent pair
+    /// another pattern needed (`<redacted>;x` may take the only pair `<redacted>;<redacted>;<redacted>`
+    /// fits). Past `exactPatternLimit` such pairs (a recursion's depth), the most specific pattern
+    /// chooses first instead.
     private static func queryMatches(recorded: [String], sent: [String]) -> Bool {
         guard recorded.count == sent.count else { return false }
+        var unmatched = sent, patterns: [String] = []
+        for pair in recorded {
+            guard pieces(of: pair).count == 1 else {
+                patterns.append(pair)
+                continue
+            }
+            guard let index = unmatched.firstIndex(where: { $0.utf8.elementsEqual(pair.utf8) }) else { return false }
+            unmatched.remove(at: index)
+        }
+        guard patterns.count <= exactPatternLimit else { return greedyMatches(patterns: patterns, sent: unmatched) }
+        let candidates = patterns.map { pattern in unmatched.indices.filter { matches(recorded: pattern, sent: unmatched[$0]) } }
+        var owner = [Int?](repeating: nil, count: unmatched.count)
+        for pattern in patterns.indices {
+            var visited = [Bool](repeating: false, count: unmatched.count)
+            guard augment(pattern, candidates: candidates, owner: &owner, visited: &visited) else { return false }
+        }
+        return true
+    }
+
+    /// Patterns matched exactly (by augmenting paths) up to this many per query.
+    static let exactPatternLimit = 256
+
+    /// Whether `pattern` gets a sent pair: a free one, or one whose owner can move to another.
+    private static func augment(_ pattern: Int, candidates: [[Int]], owner: inout [Int?], visited: inout [Bool]) -> Bool {
+        for sent in candidates[pattern] where !visited[sent] {
+            visited[sent] = true
+            if let other = owner[sent], !augment(other, candidates: candidates, owner: &owner, visited: &visited) { continue }
+            owner[sent] = pattern
+            return true
+        }
+        return false
+    }
+
+    /// The most specific pattern (the most text outside placeholders) chooses first.
+    private static func greedyMatches(patterns: [String], sent: [String]) -> Bool {
         var unmatched = sent
-        let ordered = recorded.map { (pair: $0, specificity: specificity($0)) }.sorted { $0.specificity > $1.specificity }
-        for (pair, _) in ordered {
-            guard let index = unmatched.firstIndex(where: { matches(recorded: pair, sent: $0) }) else { return false }
+        for pattern in patterns.sorted(by: { specificity($0) > specificity($1) }) {
+            guard let index = unmatched.firstIndex(where: { matches(recorded: pattern, sent: $0) }) else { return false }
             unmatched.remove(at: index)
         }
         return true
     }
 
-    /// Bytes outside placeholders; a pair without a placeholder comes before any with one.
+    /// Bytes outside placeholders.
     private static func specificity(_ pair: String) -> Int {
-        let pieces = pieces(of: pair)
-        return pieces.count == 1 ? Int.max : pieces.reduce(0) { $0 + $1.count }
+        pieces(of: pair).reduce(0) { $0 + $1.count }
     }
 
     private static let placeholder = Array(LogRedaction.placeholder.utf8)
