@@ -68,11 +68,23 @@ final class HopOnlyPathTests: XCTestCase {
         }
         // (The first send may open the connection the second reuses.)
         directFigures.connectionReused = chainFigures.connectionReused
+        // An echo's count may gain a digit between the two (99 to 100): its body and length differ.
+        directFigures.bytesReceived -= echoLength(direct)
+        chainFigures.bytesReceived -= echoLength(chain)
         XCTAssertEqual(directFigures, chainFigures, file: file, line: line)
     }
 
+    /// The headers but `Date` and `Content-Length` (an echo's length varies with its count; the
+    /// bodies are compared).
     private func withoutDate(_ headers: HTTPHeaders) -> [String] {
-        headers.map { "\($0.name): \($0.value)" }.filter { !$0.lowercased().hasPrefix("date:") }
+        headers.map { "\($0.name): \($0.value)" }.filter {
+            !$0.lowercased().hasPrefix("date:") && !$0.lowercased().hasPrefix("content-length:")
+        }
+    }
+
+    /// The bytes of the final body (`bytesReceived` counts bodies only).
+    private func echoLength(_ response: RawResponse) -> Int64 {
+        Int64(response.data?.count ?? 0)
     }
 
     /// The body, an echo's request count and connection aside.
