@@ -36,6 +36,9 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     checkHidden(Library.redactedText(pathParameter), "path parameter in \(Invariant.show(pathParameter))")
     let userInfo = prefix + "https://user:" + secret + "@" + suffix
     checkHidden(Library.redactedText(userInfo), "password in \(Invariant.show(userInfo))")
+    // A password holding what splits pairs, in a URL inside a query.
+    let nestedUserInfo = prefix + "?q=it's&next=https://user:" + secret + "=;&@" + suffix
+    checkHidden(Library.redactedText(nestedUserInfo), "password in a query in \(Invariant.show(nestedUserInfo))")
     let form = prefix + "&" + name + "=" + secret + "&" + suffix
     let redactedForm = Library.redactedBody(Data(form.utf8), contentType: "application/x-www-form-urlencoded")
     checkHidden(String(decoding: redactedForm, as: UTF8.self), "form field in \(Invariant.show(form))")

@@ -132,27 +132,48 @@ struct URLTextRedactor {
     /// a password, `<redacted>@` for a user name alone or with an empty password (a token used
     /// as the user name, as in `https://KEY:@api.example`); returns where the authority ends.
     private func appendAuthority(_ bytes: ArraySlice<UInt8>, from start: Int, to output: inout [UInt8]) -> Int {
-        // A placeholder already there is part of the user info (its `<` would end the URL),
-        // so redacting twice changes nothing.
-        var end = start
-        while end < bytes.endIndex {
-            if bytes[end...].starts(with: Self.placeholder) {
-                end += Self.placeholder.count
-                continue
-            }
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            // `'` may stand in user info (RFC 3986 sub-delims), so it does not end an authority.
-            if Self.endsPairs(byte), byte != UInt8(ascii: "'") { break }
-            end += 1
-        }
-        guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return start }
+        guard let at = Self.userInfoEnd(in: bytes, from: start) else { return start }
         if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at {
             output += bytes[start...colon]
         }
         output += Self.placeholder
         output.append(UInt8(ascii: "@"))
         return at + 1
+    }
+
+    /// The `@` that ends the user info of the authority starting at `start` (after `://`), if
+    /// it has one. A placeholder already there is part of the user info (its `<` would end the
+    /// URL), so redacting twice changes nothing.
+    private static func userInfoEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int? {
+        var end = start
+        while end < bytes.endIndex {
+            if bytes[end...].starts(with: placeholder) {
+                end += placeholder.count
+                continue
+            }
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            // `'` may stand in user info (RFC 3986 sub-delims), so it does not end an authority.
+            if endsPairs(byte), byte != UInt8(ascii: "'") { break }
+            end += 1
+        }
+        return bytes[start..<end].lastIndex(of: UInt8(ascii: "@"))
+    }
+
+    /// The first of `separators` in `bytes`, passing over the user info of a URL written there
+    /// (`next=https://u:pa;ss@host/`: a `;`, `&` or `=` in a password does not split the pair).
+    private static func firstSeparator(in bytes: ArraySlice<UInt8>, from start: Int, _ separators: (UInt8) -> Bool) -> Int? {
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: ":"), bytes[index...].starts(with: schemeSeparator),
+               let at = userInfoEnd(in: bytes, from: index + 3) {
+                index = at + 1
+                continue
+            }
+            if separators(bytes[index]) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// What ends a URL inside text: white space, quotes, angle brackets and control characters.
@@ -171,7 +192,7 @@ struct URLTextRedactor {
         output.reserveCapacity(bytes.count)
         var pairStart = bytes.startIndex
         while pairStart <= bytes.endIndex {
-            let pairEnd = bytes[pairStart...].firstIndex { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }
+            let pairEnd = Self.firstSeparator(in: bytes, from: pairStart) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }
                 ?? bytes.endIndex
             output += redactPair(bytes[pairStart..<pairEnd], depth: depth)
             guard pairEnd < bytes.endIndex else { break }
@@ -184,7 +205,9 @@ struct URLTextRedactor {
     /// One `name=value` pair. Text in a query need not be a well-formed pair, so a pair without
     /// `=`, and the name of one, may hold a URL of their own (`?see&https://user:pass@host`).
     private func redactPair(_ pair: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
-        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return redactNested(pair, depth: depth + 1) }
+        guard let equals = Self.firstSeparator(in: pair, from: pair.startIndex, { $0 == UInt8(ascii: "=") }) else {
+            return redactNested(pair, depth: depth + 1)
+        }
         let name = pair[..<equals], value = pair[(equals + 1)...]
         // A `?` or `#` inside the name starts a query of its own, as in a fragment route
         // (`#/callback?access_token=…`), after what may be a URL's start: the pair is text again.

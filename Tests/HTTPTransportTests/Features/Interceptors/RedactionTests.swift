@@ -120,6 +120,20 @@ final class RedactionTests: XCTestCase {
         XCTAssertEqual(redaction.redactedText("see '/x?a=1'&code=C2' now"), "see '/x?a=1'&code=<redacted>' now")
     }
 
+    /// A `;`, `&` or `=` in the password of a URL inside a query does not split the pair before
+    /// its user info is read (found in review: with a `'` earlier in the query, such a password
+    /// was shown whole).
+    func testAPasswordHoldingPairSeparatorsInsideAQueryIsHidden() {
+        XCTAssertEqual(redaction.redactedURL(URL(string: "https://a.example/?q=O'Brien&next=https://u:pa;ss@b.example/")!),
+                       "https://a.example/?q=O'Brien&next=https://u:<redacted>@b.example/")
+        XCTAssertEqual(redaction.redactedText("'https://a.example/?x=1','https://user:pa&ss@b.example/'"),
+                       "'https://a.example/?x=1','https://user:<redacted>@b.example/'")
+        XCTAssertEqual(redaction.redactedText("?q=it's&https://u:p=w@h.example/"), "?q=it's&https://u:<redacted>@h.example/")
+        XCTAssertEqual(redaction.redactedText("/cb?redirect_uri=https://u:p;w@h/&token=T1"),
+                       "/cb?redirect_uri=https://u:<redacted>@h/&token=<redacted>")
+        XCTAssertEqual(redaction.redactedText("?a=https://host&token=T2@x/"), "?a=https://<redacted>@x/")
+    }
+
     func testTextWithoutSecretsIsReturnedUnchanged() {
         for text in ["", "plain", "é?ü#x@", "a\u{0}b?c", "mailto:me@example.org", "ratio 3:4 @ 5"] {
             XCTAssertEqual(redaction.redactedText(text), text)
