@@ -57,17 +57,25 @@ struct ArchiveURLPattern: Sendable {
     /// chooses first instead.
     private static func queryMatches(recorded: [String], sent: [String]) -> Bool {
         guard recorded.count == sent.count else { return false }
-        var unmatched = sent, patterns: [String] = []
+        var exact: [[UInt8]: Int] = [:], patterns: [[[UInt8]]] = []
         for pair in recorded {
-            guard pieces(of: pair).count == 1 else {
-                patterns.append(pair)
-                continue
-            }
-            guard let index = unmatched.firstIndex(where: { $0.utf8.elementsEqual(pair.utf8) }) else { return false }
-            unmatched.remove(at: index)
+            let pieces = pieces(of: pair)
+            if pieces.count == 1 { exact[pieces[0], default: 0] += 1 } else { patterns.append(pieces) }
         }
+        var unmatched: [[UInt8]] = []
+        for pair in sent {
+            let bytes = Array(pair.utf8)
+            if let count = exact[bytes], count > 0 { exact[bytes] = count - 1 } else { unmatched.append(bytes) }
+        }
+        // Every exact pair found its own, so as many sent pairs are left as there are patterns.
+        guard unmatched.count == patterns.count else { return false }
         guard patterns.count <= exactPatternLimit else { return greedyMatches(patterns: patterns, sent: unmatched) }
-        let candidates = patterns.map { pattern in unmatched.indices.filter { matches(recorded: pattern, sent: unmatched[$0]) } }
+        var candidates: [[Int]] = []
+        for pattern in patterns {
+            let fitting = unmatched.indices.filter { matches(pieces: pattern, sent: unmatched[$0]) }
+            guard !fitting.isEmpty else { return false }
+            candidates.append(fitting)
+        }
         var owner = [Int?](repeating: nil, count: unmatched.count)
         for pattern in patterns.indices {
             var visited = [Bool](repeating: false, count: unmatched.count)
@@ -90,19 +98,15 @@ struct ArchiveURLPattern: Sendable {
         return false
     }
 
-    /// The most specific pattern (the most text outside placeholders) chooses first.
-    private static func greedyMatches(patterns: [String], sent: [String]) -> Bool {
+    /// The most specific pattern (the most bytes outside placeholders) chooses first.
+    private static func greedyMatches(patterns: [[[UInt8]]], sent: [[UInt8]]) -> Bool {
         var unmatched = sent
-        for pattern in patterns.sorted(by: { specificity($0) > specificity($1) }) {
-            guard let index = unmatched.firstIndex(where: { matches(recorded: pattern, sent: $0) }) else { return false }
+        let ordered = patterns.map { (pieces: $0, specificity: $0.reduce(0) { $0 + $1.count }) }.sorted { $0.specificity > $1.specificity }
+        for (pattern, _) in ordered {
+            guard let index = unmatched.firstIndex(where: { matches(pieces: pattern, sent: $0) }) else { return false }
             unmatched.remove(at: index)
         }
         return true
-    }
-
-    /// Bytes outside placeholders.
-    private static func specificity(_ pair: String) -> Int {
-        pieces(of: pair).reduce(0) { $0 + $1.count }
     }
 
     private static let placeholder = Array(LogRedaction.placeholder.utf8)
@@ -111,7 +115,11 @@ struct ArchiveURLPattern: Sendable {
     /// UTF-8 bytes: as characters, a combining mark after a placeholder's place would join the
     /// character before it and match nothing.
     static func matches(recorded: String, sent: String) -> Bool {
-        let pieces = pieces(of: recorded), sent = Array(sent.utf8)
+        matches(pieces: pieces(of: recorded), sent: Array(sent.utf8))
+    }
+
+    /// The same, for a recorded text already cut at its placeholders.
+    private static func matches(pieces: [[UInt8]], sent: [UInt8]) -> Bool {
         guard let first = pieces.first, let last = pieces.last, pieces.count > 1 else { return pieces.first == sent }
         guard sent.starts(with: first) else { return false }
         var position = first.count
