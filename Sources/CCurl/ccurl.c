@@ -119,6 +119,12 @@ CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
 
+void *ccurl_private(CURL *handle) {
+    char *value = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_PRIVATE, &value) != CURLE_OK) return NULL;
+    return value;
+}
+
 // MARK: - Share
 
 struct ccurl_share {

@@ -188,6 +188,8 @@ typedef struct ccurl_metrics {
 void ccurl_get_metrics(CURL *handle, int sent_body, ccurl_metrics *metrics);
 /// One `long` of transfer information (e.g. CURLINFO_HTTP_CONNECTCODE, CURLINFO_OS_ERRNO).
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+/// The pointer stored with CURLOPT_PRIVATE (NULL when none was).
+void *ccurl_private(CURL *handle);
 
 // MARK: - Share (DNS cache and TLS sessions, with pthread locks)
 

@@ -33,6 +33,9 @@ final class EasyHandle: @unchecked Sendable {
     /// whose response head and body in memory the C callbacks fill (`ccurl_header_callback`,
     /// `ccurl_write_callback`); the head's memory stays from one transfer to the next.
     let transferState = TransferState()
+    /// Its place among the transfers of the `TransferLoop` running it (`RunningTransfers`), -1
+    /// when it runs on none. The loop's thread only.
+    @exclusivity(unchecked) var loopSlot = -1
     /// The request head the last transfer sent, kept by the debug callback (set once here; libcurl
     /// calls it only while `CURLOPT_VERBOSE` is on, see `TransferOptions.keepsSentHead`).
     let sentHead: UnsafeMutablePointer<ccurl_sent_head>
@@ -53,6 +56,7 @@ final class EasyHandle: @unchecked Sendable {
         sentHead.initialize(to: ccurl_sent_head(buffer: ccurl_header_lines(bytes: nil, count: 0, capacity: 0, has_fold: 0), complete: 1))
         _ = ccurl_set_sent_head(curl, sentHead)
         transferState.belongs(to: self)
+        _ = ccurl_setopt_pointer(curl, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque())  // (`owner(of:)`)
     }
 
     deinit {
@@ -63,6 +67,13 @@ final class EasyHandle: @unchecked Sendable {
         transferSlot.deallocate()
         ccurl_sent_head_free(sentHead)
         sentHead.deallocate()
+    }
+
+    /// The handle whose libcurl handle `curl` is (`CURLOPT_PRIVATE`, set once by `init`), not
+    /// retained: only for a libcurl handle that something keeps alive (one on a multi handle is
+    /// held by whoever added it).
+    static func owner(of curl: UnsafeMutableRawPointer) -> EasyHandle? {
+        ccurl_private(curl).map { Unmanaged<EasyHandle>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Hands one header line to the handle's header callback, as libcurl does during a transfer.

@@ -51,7 +51,7 @@ extension TransferLoop {
     /// A cancelled transfer ends: taken off the multi handle, or out of the gate. One that
     /// already ended (or another transfer now on its easy handle) is left alone.
     private func end(_ transfer: LoopTransfer) {
-        if running[transfer.handle.curl] === transfer {
+        if running.contains(transfer) {
             remove(transfer, code: transfer.state.cancelled())
         } else if gate.withdraw(transfer) {
             transfer.finish(transfer.state.cancelled())
@@ -67,7 +67,7 @@ extension TransferLoop {
             for next in gate.release(transfer, httpVersion: 0) { add(next) }
             return
         }
-        running[curl] = transfer
+        running.add(transfer)
         if let stream = transfer.state.pacedSink {
             transfer.started = .now
             streams[curl] = transfer
@@ -94,14 +94,9 @@ extension TransferLoop {
     /// Takes `transfer` off the multi handle (when still on it) and hands its result back; a
     /// stream's last gathered bytes go out first, even to a full buffer (the transfer is over).
     func remove(_ transfer: LoopTransfer, code: CURLcode) {
-        let curl = transfer.handle.curl
-        // (One lookup, not a look and a removal: another transfer now on the handle goes back.)
-        guard let held = running.removeValue(forKey: curl) else { return }
-        guard held === transfer else {
-            running[curl] = held
-            return
-        }
-        takeOff(transfer, curl: curl, code: code)
+        // (Another transfer now on its handle stays.)
+        guard running.remove(transfer) else { return }
+        takeOff(transfer, curl: transfer.handle.curl, code: code)
     }
 
     /// `remove`, for a transfer already out of `running`.
@@ -140,7 +135,7 @@ extension TransferLoop {
     /// waiting transfers go in at once, not when one of its (maybe long) transfers ends.
     private func admitWhereHTTP1() {
         var learned: Set<String> = []
-        for transfer in running.values where !transfer.versionKnown {
+        for transfer in running.all where !transfer.versionKnown {
             guard let key = transfer.multiplexOrigin, transfer.state.statusCode != nil else { continue }
             transfer.versionKnown = true
             let version = multi.httpVersion(of: transfer.handle.curl)
@@ -161,15 +156,14 @@ extension TransferLoop {
 
     private func collectFinished() {
         while let (curl, code) = multi.nextFinished() {
-            // (Found by its removal: one hash of the handle, not a look and then a removal.)
-            guard let transfer = running.removeValue(forKey: curl) else { continue }
+            guard let transfer = running.remove(on: curl) else { continue }
             takeOff(transfer, curl: curl, code: code)
         }
     }
 
     /// libcurl failed as a whole (out of memory): every transfer ends with that failure.
     private func failAll() {
-        for transfer in Array(running.values) { remove(transfer, code: CURLE_OUT_OF_MEMORY) }
+        for transfer in running.all { remove(transfer, code: CURLE_OUT_OF_MEMORY) }
     }
 
     private func pollMilliseconds() -> Int32 {

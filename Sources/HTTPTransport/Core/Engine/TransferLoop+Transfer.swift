@@ -77,7 +77,9 @@ final class LoopTransfer: CancellationWaker, @unchecked Sendable {
         let waiting = continuation.take()
         lock.unlock()
         onFinish?(code)
-        waiting?.resume()
+        // (Consumed into the binding: `waiting?.resume()` copies the continuation out of the
+        // optional and destroys the copy, two more calls through its value witnesses.)
+        if let waiting = consume waiting { waiting.resume() }
     }
 
     /// Whether it ended.

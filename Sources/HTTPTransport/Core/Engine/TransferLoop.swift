@@ -49,7 +49,7 @@ final class TransferLoop: @unchecked Sendable {
     /// no array.
     @exclusivity(unchecked) var takenNew: [LoopTransfer] = []
     @exclusivity(unchecked) var takenCancelled: [LoopTransfer] = []
-    @exclusivity(unchecked) var running: [UnsafeMutableRawPointer: LoopTransfer] = [:]
+    @exclusivity(unchecked) var running = RunningTransfers()
     @exclusivity(unchecked) var streams: [UnsafeMutableRawPointer: LoopTransfer] = [:]
     /// Transfers with a streamed request body (`StreamedUpload`), which may pause for its chunks.
     @exclusivity(unchecked) var uploads: [UnsafeMutableRawPointer: LoopTransfer] = [:]
