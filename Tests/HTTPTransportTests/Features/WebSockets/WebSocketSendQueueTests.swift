@@ -88,9 +88,11 @@ final class WebSocketSendQueueTests: XCTestCase, WebSocketFixtures {
         print("WebSockets: a request on the socket's session took \(ContinuousClock.now - started) with its queue full")
         XCTAssertEqual(released.httpStatus.rawValue, 204)
         // One turn of the loop at the socket per round, not one per send queued since the last
-        // round (each turn tries the socket: tens of thousands made rounds of seconds).
+        // round (each turn tries the socket: tens of thousands made rounds of seconds). How many
+        // sends a round gathers depends on the loop's speed against the sender's: 300-800 per
+        // turn unsanitized, 6-33 under ThreadSanitizer (1,273-7,240 turns for 42-45k sends).
         print("WebSockets: \(link.turns) turns of the loop at the socket for \(answered.value) sends")
-        XCTAssertLessThan(link.turns, answered.value / 10, "the loop took a turn at the socket for each send")
+        XCTAssertLessThan(link.turns, answered.value / 3, "the loop took a turn at the socket for each send")
         try await socket.close()
     }
 
