@@ -51,7 +51,7 @@ final class HopOnlyPathTests: XCTestCase {
         XCTAssertEqual(withoutDate(direct.headers), withoutDate(chain.headers), file: file, line: line)
         XCTAssertEqual(echoed(direct.data), echoed(chain.data), file: file, line: line)
         XCTAssertEqual(direct.error?.code, chain.error?.code, file: file, line: line)
-        XCTAssertEqual(direct.error?.message, chain.error?.message, file: file, line: line)
+        XCTAssertEqual(direct.error.map { withoutTime($0.message) }, chain.error.map { withoutTime($0.message) }, file: file, line: line)
         XCTAssertEqual(direct.error?.url, chain.error?.url, file: file, line: line)
         XCTAssertEqual(direct.error?.httpStatusCode, chain.error?.httpStatusCode, file: file, line: line)
         XCTAssertEqual(withoutDate(direct.error?.responseHeaders ?? HTTPHeaders()), withoutDate(chain.error?.responseHeaders ?? HTTPHeaders()),
@@ -80,6 +80,11 @@ final class HopOnlyPathTests: XCTestCase {
         headers.map { "\($0.name): \($0.value)" }.filter {
             !$0.lowercased().hasPrefix("date:") && !$0.lowercased().hasPrefix("content-length:")
         }
+    }
+
+    /// A message with libcurl's elapsed time left out ("… port 57509 after 3 ms: …"), which differs by nature.
+    private func withoutTime(_ message: String) -> String {
+        message.replacingOccurrences(of: #"after [0-9]+ ms"#, with: "after … ms", options: .regularExpression)
     }
 
     /// The bytes of the final body (`bytesReceived` counts bodies only).
