@@ -114,6 +114,8 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
         hook?(easy)
     }
 
+    func reserveConnections(forWebSockets count: Int) {}
+
     func httpVersion(of easy: UnsafeMutableRawPointer) -> Int { 0 }
 
     func close() { condition.withLock { isClosed = true } }

@@ -33,7 +33,8 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         // session would skip, so such sessions share no TLS sessions.
         share = CurlShare(shareTLSSessions: !security.needsHandshakeCallback)
         loop = TransferLoop(maxHostConnections: configuration.maxConnectionsPerHost,
-                            multiplexing: configuration.multiplexing, share: share)
+                            multiplexing: configuration.multiplexing,
+                            keptConnections: configuration.maxConcurrentTransfers, share: share)
     }
 
     deinit {

@@ -22,6 +22,9 @@ protocol LoopMulti: AnyObject, Sendable {
     func wake()
     /// Lets a paused transfer go on (`curl_easy_pause` with `CURLPAUSE_CONT`).
     func unpause(_ easy: UnsafeMutableRawPointer)
+    /// `count` WebSockets are open: each holds a connection of the pool, which must not leave
+    /// fewer places to keep the other transfers' connections for reuse.
+    func reserveConnections(forWebSockets count: Int)
     /// The HTTP version of the transfer's last response (`CURLINFO_HTTP_VERSION`; 0: none yet).
     func httpVersion(of easy: UnsafeMutableRawPointer) -> Int
     /// The loop is done with it: wake-ups stop, and an owned multi handle is cleaned up.
@@ -38,19 +41,39 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
     private var closed = false
     @exclusivity(unchecked) private var stillRunning: Int32 = 0
 
-    /// A new multi handle for a session's loop.
-    init?(maxHostConnections: Int, multiplexing: Bool) {
+    /// The connections the pool keeps besides open WebSockets' (`CURLMOPT_MAXCONNECTS`); 0 for a
+    /// borrowed handle, whose owner's default stands.
+    let keptConnections: Int
+    /// No pool is kept larger, whatever the configuration says (and the sum cannot overflow).
+    static let keptConnectionsCeiling = 1 << 20
+
+    /// `limit` as a bound libcurl takes: at least 1 (0 is "no bound" to libcurl 7.88), at most
+    /// `keptConnectionsCeiling`.
+    static func keptConnections(for limit: Int) -> Int { max(1, min(limit, keptConnectionsCeiling)) }
+
+    /// A new multi handle for a session's loop, whose pool keeps up to `keptConnections`
+    /// connections (in use or idle) besides the open WebSockets'.
+    ///
+    /// libcurl's own bound is four per easy handle on the multi handle at the moment a
+    /// transfer ends. The loop takes a handle off as soon as its transfer ended, and an async
+    /// sender adds its next one only after it resumed, so that count dips between rounds: 32
+    /// senders each awaiting its GETs in turn had their connections closed and opened again
+    /// 300 to 500 times per 20,000 GETs. A fixed bound keeps them.
+    init?(maxHostConnections: Int, multiplexing: Bool, keptConnections: Int) {
         guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
         owned = true
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, multiplexing ? Int(CURLPIPE_MULTIPLEX) : Int(CURLPIPE_NOTHING))
         if maxHostConnections > 0 { _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections) }
+        self.keptConnections = Self.keptConnections(for: keptConnections)
+        reserveConnections(forWebSockets: 0)
     }
 
     /// `multi`, which its owner (an `EasyHandle`) cleans up.
     init(borrowing multi: UnsafeMutableRawPointer) {
         self.multi = multi
         owned = false
+        keptConnections = 0
     }
 
     deinit {
@@ -84,6 +107,11 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
     }
 
     func unpause(_ easy: UnsafeMutableRawPointer) { _ = ccurl_unpause(easy) }
+
+    func reserveConnections(forWebSockets count: Int) {
+        guard keptConnections > 0 else { return }
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, keptConnections + max(0, count))
+    }
 
     func httpVersion(of easy: UnsafeMutableRawPointer) -> Int {
         var version = 0

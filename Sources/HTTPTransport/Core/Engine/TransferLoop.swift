@@ -4,7 +4,7 @@ import Foundation
 /// The one loop over libcurl's multi interface. Everything but a plain blocking send (which
 /// runs `curl_easy_perform`) goes through it, in one of two modes:
 ///
-/// - **The session's loop** (`init(maxHostConnections:multiplexing:share:)`): one multi handle
+/// - **The session's loop** (`init(maxHostConnections:multiplexing:keptConnections:share:)`): one multi handle
 ///   driven by one thread, so that thousands of async sends, fan-out requests, streams and
 ///   WebSockets are in flight at once without a thread each. The thread starts with the first
 ///   transfer and ends with the session (`stop()`); a transfer handed over after that fails
@@ -20,7 +20,8 @@ import Foundation
 /// transfer goes back through its `LoopTransfer`, exactly once; everything else of the exchange
 /// (interceptors, cache, the response's assembly) runs in the caller, never on this thread.
 ///
-/// Connections live in the multi handle's pool: kept alive between the loop's transfers,
+/// Connections live in the multi handle's pool: kept alive between the loop's transfers (up to
+/// `keptConnections`, the session's `maxConcurrentTransfers`, besides open WebSockets'),
 /// shared by concurrent requests to an HTTP/2 origin (`multiplexing`), at most
 /// `maxHostConnections` per host (0: no limit), transfers beyond it waiting inside libcurl.
 final class TransferLoop: @unchecked Sendable {
@@ -71,8 +72,9 @@ final class TransferLoop: @unchecked Sendable {
     static let threadName = "HTTPTransport.loop"
 
     /// A session's loop on its own multi handle (nil when libcurl cannot make one).
-    convenience init?(maxHostConnections: Int, multiplexing: Bool, share: CurlShare?) {
-        guard let multi = CurlMulti(maxHostConnections: maxHostConnections, multiplexing: multiplexing) else { return nil }
+    convenience init?(maxHostConnections: Int, multiplexing: Bool, keptConnections: Int, share: CurlShare?) {
+        guard let multi = CurlMulti(maxHostConnections: maxHostConnections, multiplexing: multiplexing,
+                                    keptConnections: keptConnections) else { return nil }
         self.init(sessionLoopOn: multi, share: share)
     }
 

@@ -43,6 +43,7 @@ final class WebSocketHub: @unchecked Sendable {
         guard socket >= 0 else { return false }
         link.adopted(by: self, connection: WebSocketConnection(handle: handle, socket: socket, now: .now))
         adopted[ObjectIdentifier(link)] = link
+        multi.reserveConnections(forWebSockets: adopted.count + sockets.count)
         return true
     }
 
@@ -150,5 +151,6 @@ final class WebSocketHub: @unchecked Sendable {
         guard let connection = link.connection else { return }
         multi.remove(connection.handle.curl)
         link.connection = nil
+        multi.reserveConnections(forWebSockets: adopted.count + sockets.count)
     }
 }

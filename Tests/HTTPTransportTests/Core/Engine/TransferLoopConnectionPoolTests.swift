@@ -1,0 +1,73 @@
+import Foundation
+@testable import HTTPTransport
+import XCTest
+
+/// The session loop's connection pool keeps its connections while its transfers come and go:
+/// libcurl's own bound (four per easy handle on the multi handle when a transfer ends) closed
+/// connections whenever the transfers in flight dipped, and the next burst opened them again.
+final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
+    private static let burst = 16
+
+    /// The server's id of the connection each of `delays.count` concurrent sends came on.
+    private func connections(_ transport: HTTPTransport, delays: [Double]) async throws -> [Int] {
+        let base = server.http
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for delay in delays {
+                group.addTask {
+                    let response = try await transport.send(HTTPRequest(endpoint: base + "/delay/\(delay)"))
+                    let echo = try JSONSerialization.jsonObject(with: response.body ?? Data()) as? [String: Any]
+                    return try XCTUnwrap(echo?["connection_id"] as? Int)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    func testABurstsConnectionsAreKeptWhenItsTransfersEndOneByOne() async throws {
+        let transport = HTTPTransport(session: Session())
+        // The first burst's transfers end one at a time, 50 ms apart: the last few end with
+        // one to three handles left on the multi handle, where libcurl's default bound (4 × 3)
+        // is under the 16 connections open.
+        let first = Set(try await connections(transport, delays: (1...Self.burst).map { 0.05 * Double($0) }))
+        // The second burst overlaps (each answered after 0.3 s): it needs as many connections
+        // as the first opened, at most, and every one of them was kept.
+        let second = Set(try await connections(transport, delays: Array(repeating: 0.3, count: Self.burst)))
+        let opened = second.subtracting(first)
+        XCTAssertLessThanOrEqual(opened.count, Self.burst - first.count,
+                                 "the second burst opened \(opened.count) connections though the first left \(first.count) open")
+    }
+
+    func testOpenWebSocketsDoNotTakeThePlacesOfTheConnectionsKeptForReuse() async throws {
+        let peer = try peer()
+        var configuration = Session.Configuration()
+        configuration.maxConcurrentTransfers = 2
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        // Four sockets hold four of the pool's connections; the bound (2) is for the others.
+        var sockets: [WebSocket] = []
+        for _ in 0..<4 { sockets.append(try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/echo")))) }
+        let first = Set(try await connections(transport, delays: [0.05, 0.1]))
+        let second = Set(try await connections(transport, delays: [0.3, 0.3]))
+        let opened = second.subtracting(first)
+        XCTAssertLessThanOrEqual(opened.count, 2 - first.count,
+                                 "with four WebSockets open the second pair opened \(opened.count) connections of its own")
+        for socket in sockets { try await assertEchoes(socket, "still open") }
+        for socket in sockets { try await socket.close() }
+    }
+
+    func testTheBoundIsTheSessionsTransferLimitAndStaysWithinItsCeiling() {
+        // A configuration's limit reaches libcurl clamped: never 0 (libcurl's "no bound" in
+        // 7.88, its own bound in 8) nor a sum that overflows.
+        for limit in [Int.min, -1, 0, 1, 1_000, Int.max] {
+            var configuration = Session.Configuration()
+            configuration.maxConcurrentTransfers = limit
+            let transport = HTTPTransport(session: Session(configuration: configuration))
+            let multi = (transport.session.engine as? CurlEngine)?.loop?.multi as? CurlMulti
+            XCTAssertEqual(multi?.keptConnections, CurlMulti.keptConnections(for: limit), "limit \(limit)")
+        }
+        XCTAssertEqual(((HTTPTransport().session.engine as? CurlEngine)?.loop?.multi as? CurlMulti)?.keptConnections, 1_000)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 0), 1)
+        XCTAssertEqual(CurlMulti.keptConnections(for: -5), 1)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 32), 32)
+        XCTAssertEqual(CurlMulti.keptConnections(for: .max), CurlMulti.keptConnectionsCeiling)
+    }
+}
