@@ -47,9 +47,17 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
     /// No pool is kept larger, whatever the configuration says (and the sum cannot overflow).
     static let keptConnectionsCeiling = 1 << 20
 
-    /// `limit` as a bound libcurl takes: at least 1 (0 is "no bound" to libcurl 7.88), at most
+    /// A session with few places still keeps this many (libcurl's own bound with four transfers
+    /// on the multi handle), so that one alternating between a few origins keeps a connection
+    /// to each.
+    static let minimumKeptConnections = 16
+
+    /// The session's `limit` of transfers as the pool's bound: at least
+    /// `minimumKeptConnections` (and never 0, "no bound" to libcurl 7.88), at most
     /// `keptConnectionsCeiling`.
-    static func keptConnections(for limit: Int) -> Int { max(1, min(limit, keptConnectionsCeiling)) }
+    static func keptConnections(for limit: Int) -> Int {
+        max(minimumKeptConnections, min(limit, keptConnectionsCeiling))
+    }
 
     /// A new multi handle for a session's loop, whose pool keeps up to `keptConnections`
     /// connections (in use or idle) besides the open WebSockets'.

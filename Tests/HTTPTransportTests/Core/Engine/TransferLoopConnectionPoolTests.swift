@@ -42,21 +42,39 @@ final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
         var configuration = Session.Configuration()
         configuration.maxConcurrentTransfers = 2
         let transport = HTTPTransport(session: Session(configuration: configuration))
-        // Four sockets hold four of the pool's connections; the bound (2) is for the others.
+        // As many sockets as the pool keeps for the session's 2 places hold connections of it;
+        // the HTTP transfers' connections must still be kept.
         var sockets: [WebSocket] = []
-        for _ in 0..<4 { sockets.append(try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/echo")))) }
+        for _ in 0..<CurlMulti.minimumKeptConnections {
+            sockets.append(try await transport.webSocket(HTTPRequest(endpoint: peer.ws("/echo"))))
+        }
         let first = Set(try await connections(transport, delays: [0.05, 0.1]))
         let second = Set(try await connections(transport, delays: [0.3, 0.3]))
         let opened = second.subtracting(first)
         XCTAssertLessThanOrEqual(opened.count, 2 - first.count,
-                                 "with four WebSockets open the second pair opened \(opened.count) connections of its own")
+                                 "with \(sockets.count) WebSockets open the second pair opened \(opened.count) connections of its own")
         for socket in sockets { try await assertEchoes(socket, "still open") }
         for socket in sockets { try await socket.close() }
     }
 
+    func testASessionWithOnePlaceKeepsAConnectionToEachOfAFewOrigins() async throws {
+        var configuration = Session.Configuration()
+        configuration.maxConcurrentTransfers = 1
+        let transport = HTTPTransport(session: Session(configuration: configuration))
+        // Two origins of the test server (its HTTP port by name and by address), sent to in turn.
+        let origins = [server.http, server.http.replacingOccurrences(of: "127.0.0.1", with: "localhost")]
+        XCTAssertNotEqual(origins[0], origins[1])
+        var reused = 0
+        for round in 0..<6 {
+            let response = try await transport.send(HTTPRequest(endpoint: origins[round % 2] + "/get"))
+            if response.metrics.connectionReused { reused += 1 }
+        }
+        XCTAssertEqual(reused, 4, "every send after each origin's first reuses its connection")
+    }
+
     func testTheBoundIsTheSessionsTransferLimitAndStaysWithinItsCeiling() {
-        // A configuration's limit reaches libcurl clamped: never 0 (libcurl's "no bound" in
-        // 7.88, its own bound in 8) nor a sum that overflows.
+        // A configuration's limit reaches libcurl clamped: never under the minimum (0 is
+        // libcurl 7.88's "no bound", libcurl 8's own), never a sum that overflows.
         for limit in [Int.min, -1, 0, 1, 1_000, Int.max] {
             var configuration = Session.Configuration()
             configuration.maxConcurrentTransfers = limit
@@ -65,8 +83,9 @@ final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
             XCTAssertEqual(multi?.keptConnections, CurlMulti.keptConnections(for: limit), "limit \(limit)")
         }
         XCTAssertEqual(((HTTPTransport().session.engine as? CurlEngine)?.loop?.multi as? CurlMulti)?.keptConnections, 1_000)
-        XCTAssertEqual(CurlMulti.keptConnections(for: 0), 1)
-        XCTAssertEqual(CurlMulti.keptConnections(for: -5), 1)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 0), CurlMulti.minimumKeptConnections)
+        XCTAssertEqual(CurlMulti.keptConnections(for: -5), CurlMulti.minimumKeptConnections)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 1), CurlMulti.minimumKeptConnections)
         XCTAssertEqual(CurlMulti.keptConnections(for: 32), 32)
         XCTAssertEqual(CurlMulti.keptConnections(for: .max), CurlMulti.keptConnectionsCeiling)
     }
