@@ -33,6 +33,7 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
     private var work: (() -> Void)?
     private var unpauses = 0
     private var onUnpause: ((UnsafeMutableRawPointer) -> Void)?
+    private var reserved: [Int] = []
 
     init(waitsOnlyForWakeUps: Bool = false, stallLimit: TimeInterval = 20, finishesWhenAdded: Bool = false) {
         self.waitsOnlyForWakeUps = waitsOnlyForWakeUps
@@ -114,7 +115,10 @@ final class ScriptedMulti: LoopMulti, @unchecked Sendable {
         hook?(easy)
     }
 
-    func reserveConnections(forWebSockets count: Int) {}
+    func reserveConnections(forWebSockets count: Int) { condition.withLock { reserved.append(count) } }
+
+    /// Every count `reserveConnections` was given, in order.
+    var reservations: [Int] { condition.withLock { reserved } }
 
     func httpVersion(of easy: UnsafeMutableRawPointer) -> Int { 0 }
 

@@ -39,6 +39,8 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
     private let lock = NSLock()
     /// Guarded by `lock`: a wake-up from another thread never reaches a cleaned-up handle.
     private var closed = false
+    /// Guarded by `lock` (tests read it from their thread): the places reserved for WebSockets.
+    private var reserved = 0
     @exclusivity(unchecked) private var stillRunning: Int32 = 0
 
     /// The connections the pool keeps besides open WebSockets' (`CURLMOPT_MAXCONNECTS`); 0 for a
@@ -52,18 +54,29 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
     /// to each.
     static let minimumKeptConnections = 16
 
-    /// The session's `limit` of transfers as the pool's bound: at least
-    /// `minimumKeptConnections` (and never 0, "no bound" to libcurl 7.88), at most
-    /// `keptConnectionsCeiling`.
-    static func keptConnections(for limit: Int) -> Int {
-        max(minimumKeptConnections, min(limit, keptConnectionsCeiling))
+    /// The session's `limit` of transfers as the pool's bound: at most a quarter of the
+    /// process's open-file limit (`openFiles`), so that the connections kept idle after a burst
+    /// to many origins leave descriptors for everything else, and at most
+    /// `keptConnectionsCeiling`; at least `minimumKeptConnections` (never 0, "no bound" to
+    /// libcurl 7.88).
+    static func keptConnections(for limit: Int, openFiles: Int = openFileLimit()) -> Int {
+        max(minimumKeptConnections, min(limit, openFiles / 4, keptConnectionsCeiling))
+    }
+
+    /// The process's soft limit of open files (`RLIMIT_NOFILE`); `Int.max` when unlimited or
+    /// unknown.
+    static func openFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return .max }
+        // (`RLIM_INFINITY` is the largest value: it clamps to `Int.max`.)
+        return Int(clamping: limit.rlim_cur)
     }
 
     /// A new multi handle for a session's loop, whose pool keeps up to `keptConnections`
     /// connections (in use or idle) besides the open WebSockets'.
     ///
     /// libcurl's own bound is four per easy handle on the multi handle at the moment a
-    /// transfer ends. The loop takes a handle off as soon as its transfer ended, and an async
+    /// transfer ends (7.88; libcurl 8 counts the transfers still running). The loop takes a handle off as soon as its transfer ended, and an async
     /// sender adds its next one only after it resumed, so that count dips between rounds: 32
     /// senders each awaiting its GETs in turn had their connections closed and opened again
     /// 300 to 500 times per 20,000 GETs. A fixed bound keeps them.
@@ -118,8 +131,12 @@ final class CurlMulti: LoopMulti, @unchecked Sendable {
 
     func reserveConnections(forWebSockets count: Int) {
         guard keptConnections > 0 else { return }
+        lock.withLock { reserved = max(0, count) }
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, keptConnections + max(0, count))
     }
+
+    /// The places the pool's bound holds for open WebSockets and handshakes now.
+    var reservedForWebSockets: Int { lock.withLock { reserved } }
 
     func httpVersion(of easy: UnsafeMutableRawPointer) -> Int {
         var version = 0

@@ -68,6 +68,7 @@ extension TransferLoop {
             return
         }
         running.add(transfer)
+        if transfer.request.webSocket != nil { webSockets?.handshake(ended: false) }
         if let stream = transfer.state.pacedSink {
             transfer.started = .now
             streams[curl] = transfer
@@ -111,9 +112,12 @@ extension TransferLoop {
             stream.setWaker(nil)
         }
         // A WebSocket's handshake: its handle stays on the multi handle, with the connection.
-        if code == CURLE_OK, let link = transfer.request.webSocket, let webSockets {
-            if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
-            code = CURLE_COULDNT_CONNECT
+        if let link = transfer.request.webSocket, let webSockets {
+            webSockets.handshake(ended: true)
+            if code == CURLE_OK {
+                if webSockets.adopt(link, handle: transfer.handle) { return transfer.finish(code) }
+                code = CURLE_COULDNT_CONNECT
+            }
         }
         let httpVersion = transfer.multiplexOrigin != nil ? multi.httpVersion(of: curl) : 0
         // (Off the multi handle before the result goes back: the caller may reuse the handle.)

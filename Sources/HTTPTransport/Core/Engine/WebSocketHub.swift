@@ -25,6 +25,8 @@ final class WebSocketHub: @unchecked Sendable {
     @exclusivity(unchecked) private var descriptors: [curl_waitfd] = []
     @exclusivity(unchecked) private var polled: [WebSocketLink] = []
     @exclusivity(unchecked) private(set) var nextDeadline: ContinuousClock.Instant?
+    /// Handshakes on the multi handle: each holds a connection of the pool already.
+    @exclusivity(unchecked) private var handshakes = 0
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init(multi: any LoopMulti) {
@@ -43,8 +45,21 @@ final class WebSocketHub: @unchecked Sendable {
         guard socket >= 0 else { return false }
         link.adopted(by: self, connection: WebSocketConnection(handle: handle, socket: socket, now: .now))
         adopted[ObjectIdentifier(link)] = link
-        multi.reserveConnections(forWebSockets: adopted.count + sockets.count)
+        reserveConnections()
         return true
+    }
+
+    /// A handshake joined the multi handle (`ended` false) or left it, upgraded or not: the
+    /// pool's bound counts its connection from the start, so that the connections kept for the
+    /// other transfers do not lose a place to it.
+    func handshake(ended: Bool) {
+        handshakes += ended ? -1 : 1
+        reserveConnections()
+    }
+
+    /// Every open socket and handshake holds a connection besides those the pool keeps.
+    private func reserveConnections() {
+        multi.reserveConnections(forWebSockets: adopted.count + sockets.count + handshakes)
     }
 
     /// `link` has work for the loop (any thread): the poll wakes.
@@ -151,6 +166,6 @@ final class WebSocketHub: @unchecked Sendable {
         guard let connection = link.connection else { return }
         multi.remove(connection.handle.curl)
         link.connection = nil
-        multi.reserveConnections(forWebSockets: adopted.count + sockets.count)
+        reserveConnections()
     }
 }

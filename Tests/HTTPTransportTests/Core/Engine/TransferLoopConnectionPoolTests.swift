@@ -54,7 +54,16 @@ final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
         XCTAssertLessThanOrEqual(opened.count, 2 - first.count,
                                  "with \(sockets.count) WebSockets open the second pair opened \(opened.count) connections of its own")
         for socket in sockets { try await assertEchoes(socket, "still open") }
+        let multi = try XCTUnwrap((transport.session.engine as? CurlEngine)?.loop?.multi as? CurlMulti)
+        XCTAssertEqual(multi.reservedForWebSockets, sockets.count)
+        // A refused handshake gives its place back.
+        _ = try? await transport.webSocket(HTTPRequest(endpoint: peer.hostile("/status")))
+        XCTAssertEqual(multi.reservedForWebSockets, sockets.count)
         for socket in sockets { try await socket.close() }
+        // A closed socket's handle leaves the multi handle on the loop's thread, after `close`.
+        let deadline = Date().addingTimeInterval(10)
+        while multi.reservedForWebSockets > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(multi.reservedForWebSockets, 0)
     }
 
     func testASessionWithOnePlaceKeepsAConnectionToEachOfAFewOrigins() async throws {
@@ -72,6 +81,17 @@ final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
         XCTAssertEqual(reused, 4, "every send after each origin's first reuses its connection")
     }
 
+    func testAHandshakeHoldsItsPlaceFromTheStartUntilItEnds() {
+        // (The hub's counts are the loop thread's own; this test is that thread here.)
+        let multi = ScriptedMulti()
+        let hub = WebSocketHub(multi: multi)
+        hub.handshake(ended: false)
+        hub.handshake(ended: false)
+        hub.handshake(ended: true)
+        hub.handshake(ended: true)
+        XCTAssertEqual(multi.reservations, [1, 2, 1, 0])
+    }
+
     func testTheBoundIsTheSessionsTransferLimitAndStaysWithinItsCeiling() {
         // A configuration's limit reaches libcurl clamped: never under the minimum (0 is
         // libcurl 7.88's "no bound", libcurl 8's own), never a sum that overflows.
@@ -82,11 +102,18 @@ final class TransferLoopConnectionPoolTests: XCTestCase, WebSocketFixtures {
             let multi = (transport.session.engine as? CurlEngine)?.loop?.multi as? CurlMulti
             XCTAssertEqual(multi?.keptConnections, CurlMulti.keptConnections(for: limit), "limit \(limit)")
         }
-        XCTAssertEqual(((HTTPTransport().session.engine as? CurlEngine)?.loop?.multi as? CurlMulti)?.keptConnections, 1_000)
+        XCTAssertEqual(((HTTPTransport().session.engine as? CurlEngine)?.loop?.multi as? CurlMulti)?.keptConnections,
+                       CurlMulti.keptConnections(for: 1_000))
         XCTAssertEqual(CurlMulti.keptConnections(for: 0), CurlMulti.minimumKeptConnections)
         XCTAssertEqual(CurlMulti.keptConnections(for: -5), CurlMulti.minimumKeptConnections)
         XCTAssertEqual(CurlMulti.keptConnections(for: 1), CurlMulti.minimumKeptConnections)
-        XCTAssertEqual(CurlMulti.keptConnections(for: 32), 32)
-        XCTAssertEqual(CurlMulti.keptConnections(for: .max), CurlMulti.keptConnectionsCeiling)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 32, openFiles: 1_024), 32)
+        XCTAssertEqual(CurlMulti.keptConnections(for: .max, openFiles: .max), CurlMulti.keptConnectionsCeiling)
+        // A quarter of the open-file limit at most: a burst to 1,000 origins under the common
+        // soft limit of 1,024 leaves 256 connections idle, not 1,000.
+        XCTAssertEqual(CurlMulti.keptConnections(for: 1_000, openFiles: 1_024), 256)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 1_000, openFiles: 40), CurlMulti.minimumKeptConnections)
+        XCTAssertEqual(CurlMulti.keptConnections(for: 1_000, openFiles: 1 << 30), 1_000)
+        XCTAssertGreaterThan(CurlMulti.openFileLimit(), 0)
     }
 }
