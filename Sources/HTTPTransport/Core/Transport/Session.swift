@@ -88,7 +88,8 @@ public final class Session: Sendable {
         /// The most async sends, `send(requests:)` exchanges and streams of this session running
         /// at once (default 1,000); more wait in order, holding no thread, their time-out
         /// starting when they start. The transfer loop keeps as many connections open for
-        /// reuse (at least 16, besides open WebSockets'), whatever is in flight when one ends.
+        /// reuse (at least 16, at most a quarter of the open-file limit, besides open
+        /// WebSockets'), whatever is in flight when one ends.
         public var maxConcurrentTransfers: Int = 1_000
         /// Whether concurrent requests to an HTTP/2 origin share one connection on the session's
         /// transfer loop (default `true`); `false` opens one connection per concurrent request.
