@@ -122,7 +122,7 @@ struct URLTextRedactor {
                 continue
             }
             let byte = bytes[index]
-            if (endsPairs(byte) && byte != UInt8(ascii: "'")) || (endsAtHash && byte == UInt8(ascii: "#")) { return index }
+            if endsURLPart(byte) || (endsAtHash && byte == UInt8(ascii: "#")) { return index }
             index += 1
         }
         return bytes.endIndex
@@ -153,8 +153,7 @@ struct URLTextRedactor {
             }
             let byte = bytes[end]
             if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            // `'` may stand in user info (RFC 3986 sub-delims), so it does not end an authority.
-            if endsPairs(byte), byte != UInt8(ascii: "'") { break }
+            if endsURLPart(byte) { break }
             end += 1
         }
         return bytes[start..<end].lastIndex(of: UInt8(ascii: "@"))
@@ -186,6 +185,10 @@ struct URLTextRedactor {
             return false
         }
     }
+
+    /// What ends a query's pairs or a URL's user info once the URL has begun: as `endsPairs`,
+    /// but not `'`, which a URL may hold as it is (RFC 3986 sub-delims).
+    private static func endsURLPart(_ byte: UInt8) -> Bool { endsPairs(byte) && byte != UInt8(ascii: "'") }
 
     private func redactPairs(_ bytes: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
         var output: [UInt8] = []
