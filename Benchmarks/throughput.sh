@@ -163,21 +163,24 @@ def median(values):
 throughput = [r for r in rows if r["part"] == "throughput" and r["result"]]
 if throughput:
     print(f"\n### {int(count):,} small keep-alive GETs from nginx on 127.0.0.1 (median of {reps})\n")
-    print("| client | in flight | requests/s | × (m) | CPU µs per request | × (m) | errors |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    # (The runs' spread too: on a shared 2-vCPU machine the C program's own CPU per request moved
+    # from 20 to 36 µs between neighbouring runs, so a median ratio alone can mislead.)
+    print("| client | in flight | requests/s | × (m) | CPU µs per request | × (m) | CPU µs, runs min–max | errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for k in dict.fromkeys(r["k"] for r in throughput):
         def figures(client):
             runs = [r["result"] for r in throughput if r["k"] == k and r["id"] == client]
             if not runs:
                 return None
-            return (median(r["ops"] / r["seconds"] for r in runs), median(r["cpu_seconds"] / r["ops"] * 1e6 for r in runs),
-                    sum(r["errors"] for r in runs))
+            cpu = [r["cpu_seconds"] / r["ops"] * 1e6 for r in runs]
+            return (median(r["ops"] / r["seconds"] for r in runs), median(cpu), sum(r["errors"] for r in runs),
+                    f"{min(cpu):.1f}–{max(cpu):.1f}")
         base = figures("m")
         for client in dict.fromkeys(r["id"] for r in throughput if r["k"] == k):
-            rate, cpu, errors = figures(client)
+            rate, cpu, errors, spread = figures(client)
             ratio = lambda value, b: f"{value / b:.2f}" if base else "—"
             print(f"| {names.get(client, client)} | {k} | {rate:,.0f} | {ratio(rate, base[0] if base else 1)} | "
-                  f"{cpu:.1f} | {ratio(cpu, base[1] if base else 1)} | {errors} |")
+                  f"{cpu:.1f} | {ratio(cpu, base[1] if base else 1)} | {spread} | {errors} |")
 
 streams = [r for r in rows if r["part"] == "stream"]
 if streams:
