@@ -4,9 +4,9 @@ import Foundation
 /// The one loop over libcurl's multi interface. Everything but a plain blocking send (which
 /// runs `curl_easy_perform`) goes through it, in one of two modes:
 ///
-/// - **The session's loop** (`init(maxHostConnections:multiplexing:keptConnections:share:)`): one multi handle
-///   driven by one thread, so that thousands of async sends, fan-out requests, streams and
-///   WebSockets are in flight at once without a thread each. The thread starts with the first
+/// - **The session's loop** (`init(maxHostConnections:multiplexing:keptConnections:share:)`):
+///   one multi handle driven by one thread, so that thousands of async sends, fan-out requests,
+///   streams and WebSockets are in flight at once without a thread each. The thread starts with the first
 ///   transfer and ends with the session (`stop()`); a transfer handed over after that fails
 ///   with an error at once.
 /// - **Inline** (`run(_:)`): a blocking send that can be cancelled or streams runs the same
@@ -21,7 +21,7 @@ import Foundation
 /// (interceptors, cache, the response's assembly) runs in the caller, never on this thread.
 ///
 /// Connections live in the multi handle's pool: kept alive between the loop's transfers (up to
-/// `keptConnections`, the session's `maxConcurrentTransfers`, besides open WebSockets'),
+/// `keptConnections`, from the session's `maxConcurrentTransfers`, besides WebSockets'),
 /// shared by concurrent requests to an HTTP/2 origin (`multiplexing`), at most
 /// `maxHostConnections` per host (0: no limit), transfers beyond it waiting inside libcurl.
 final class TransferLoop: @unchecked Sendable {
