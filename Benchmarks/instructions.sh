@@ -35,9 +35,10 @@ source ./nginx.sh
 missing=($(nginx_if_missing))
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || missing+=(libcurl4-openssl-dev)
 apt_install "${missing[@]}"
 
-swift build -c release --product BenchHTTPTransport >/dev/null 2>&1
+swift_build_products BenchHTTPTransport
 BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/httptransport-instructions.XXXXXX")
 # valgrind 3.19 cannot read the DWARF that Swift 6 writes: count a copy without debug info.
