@@ -13,8 +13,9 @@
 #              IN_FLIGHT=K instead counts throughput.sh's workload with K GETs in flight, every
 #              thread of the process: K tasks awaiting async sends in turn (BenchHTTPTransport
 #              threads K … --api async) against the C program on libcurl's multi interface
-#              (baseline/throughput_multi.c), N and 2N GETs each, and prints both per GET and
-#              their ratio, the machine's load left out (CPU times on a shared machine are not),
+#              (baseline/throughput_multi.c) as is (m) and with HTTPTransport's settings and
+#              request headers (m'), N and 2N GETs each, and prints each per GET and the ratios,
+#              the machine's load left out (CPU times on a shared machine are not),
 #              and each one's part outside libcurl's multi calls (curl_multi_perform, _poll,
 #              _add_handle, _remove_handle, _info_read, _wakeup): libcurl's part moves by ±1.5k
 #              between runs with the timing of nginx's answers, the part outside by ~0.1k.
@@ -75,13 +76,16 @@ per_request() {  # the client command; prints instructions per GET, then those i
 }
 
 if [ -n "${IN_FLIGHT:-}" ]; then
-    gcc -O2 -o "$WORK/multi" baseline/throughput_multi.c -lcurl
+    gcc -O2 -o "$WORK/multi" baseline/throughput_multi.c -lcurl -lpthread
     base="http://127.0.0.1:$PORT"
-    in_flight() {  # $1: async or multi, $2: GETs; prints the process's instructions (all
-                   # threads), then those outside libcurl's multi calls
+    in_flight() {  # $1: async, multi or multi-like, $2: GETs; prints the process's
+                   # instructions (all threads), then those outside libcurl's multi calls
         local command=("$WORK/client" threads "$base" "$IN_FLIGHT" $(($2 / IN_FLIGHT)) --api async)
-        [ "$1" = multi ] && command=("$WORK/multi" get "$base" "$2" "$IN_FLIGHT")
-        valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "${command[@]}" >"$WORK/out.txt" 2>"$WORK/cg.log"
+        [ "$1" != async ] && command=("$WORK/multi" get "$base" "$2" "$IN_FLIGHT")
+        local like=0
+        [ "$1" = multi-like ] && like=1
+        CURL_BASELINE_LIKE_HTTPTRANSPORT=$like valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
+            "${command[@]}" >"$WORK/out.txt" 2>"$WORK/cg.log"
         grep -q '"errors":0' "$WORK/out.txt" || { echo "instructions.sh: ($1) failed: $(head -c 300 "$WORK/out.txt")" >&2; exit 1; }
         local total
         total=$(grep -o 'Collected : [0-9]*' "$WORK/cg.log" | grep -o '[0-9]*$')
@@ -99,9 +103,11 @@ if [ -n "${IN_FLIGHT:-}" ]; then
     count=$(( N / IN_FLIGHT * IN_FLIGHT ))
     ours=($(per_get async))
     c=($(per_get multi))
+    like=($(per_get multi-like))
     echo "HTTPTransport async send(_:), $IN_FLIGHT in flight: ${ours[0]} instructions per small GET (${ours[1]} outside libcurl's multi calls)"
-    echo "C, libcurl's multi interface, $IN_FLIGHT in flight: ${c[0]} instructions per small GET (${c[1]} outside libcurl's multi calls)"
-    echo "ratio: $(python3 -c "print(f'{${ours[0]} / ${c[0]}:.3f}')")"
+    echo "(m) C, libcurl's multi interface, $IN_FLIGHT in flight: ${c[0]} instructions per small GET (${c[1]} outside libcurl's multi calls)"
+    echo "(m') the same with HTTPTransport's settings and request headers: ${like[0]} instructions per small GET (${like[1]} outside libcurl's multi calls)"
+    echo "ratio to (m): $(python3 -c "print(f'{${ours[0]} / ${c[0]}:.3f}')"), to (m'): $(python3 -c "print(f'{${ours[0]} / ${like[0]}:.3f}')")"
     exit 0
 fi
 

@@ -8,13 +8,18 @@
 # 1. Throughput: COUNT (20,000) GETs of a ~100-byte JSON file, IN_FLIGHT (32 and 256) at a time:
 #    (m)  C, one thread on libcurl's multi interface, IN_FLIGHT easy handles re-added as each is
 #         done (baseline/throughput_multi.c): the limit;
+#    (m') the same C program with HTTPTransport's libcurl settings and its two default request
+#         headers, User-Agent and Accept-Encoding (baseline/like_httptransport.h), so that the same
+#         requests go on the wire: libcurl 7.88 writes header lines a byte at a time, and these
+#         two cost it about 8k instructions per request;
 #    (b-async)    HTTPTransport async send(_:), IN_FLIGHT tasks each awaiting its sends in turn;
 #    (b-requests) HTTPTransport send(requests:) of all COUNT, maxConcurrentTransfers = IN_FLIGHT;
 #    (b-blocking) HTTPTransport blocking send(request:) on IN_FLIGHT threads;
 #    (e)  AsyncHTTPClient, IN_FLIGHT tasks, its per-host pool raised to IN_FLIGHT.
 #    Every client opens its connections before its clock starts. CPU per request is the
 #    process's user + system CPU over the timed part divided by COUNT (what the client costs the
-#    machine, nginx excluded); both as ratios to (m): CPU per request × (m), requests/s × (m).
+#    machine, nginx excluded); both as ratios to (m): CPU per request × (m), requests/s × (m);
+#    and CPU per request × (m').
 # 2. Streams: a 256 MiB file from the same nginx read as fast as possible: curl to /dev/null, the
 #    C program with a write callback (baseline/curl_baseline.c, into memory), HTTPTransport's
 #    stream(_:).body counted chunk by chunk (Sources/StreamingBodies); and the peak RSS above
@@ -26,7 +31,7 @@
 # Each throughput and stream figure is the median of REPS runs.
 #
 # Environment: REPS=N (default 3), COUNT=20000, IN_FLIGHT="32 256",
-#              CLIENTS="m b-async b-requests b-blocking e", PARTS="throughput streams blocking instructions",
+#              CLIENTS="m m2 b-async b-requests b-blocking e" (m2 is (m')), PARTS="throughput streams blocking instructions",
 #              STREAM_MIB=256, SLOW_MIB=1024.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -37,7 +42,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 REPS=${REPS:-3}
 COUNT=${COUNT:-20000}
 IN_FLIGHT=${IN_FLIGHT:-"32 256"}
-CLIENTS=${CLIENTS:-"m b-async b-requests b-blocking e"}
+CLIENTS=${CLIENTS:-"m m2 b-async b-requests b-blocking e"}
 PARTS=${PARTS:-"throughput streams blocking instructions"}
 STREAM_MIB=${STREAM_MIB:-256}
 SLOW_MIB=${SLOW_MIB:-1024}
@@ -55,7 +60,7 @@ fi
 
 echo "throughput.sh: building (release)"
 mkdir -p .build
-gcc -O2 -Wall -o .build/throughput_multi baseline/throughput_multi.c -lcurl
+gcc -O2 -Wall -o .build/throughput_multi baseline/throughput_multi.c -lcurl -lpthread
 gcc -O2 -Wall -o .build/curl_baseline baseline/curl_baseline.c -lcurl -lpthread
 products=(BenchHTTPTransport StreamingBodies)
 case " $CLIENTS " in *" e "*) products+=(BenchAsyncHTTPClient) ;; esac
@@ -83,6 +88,7 @@ client_command() {  # $1 client, $2 in flight
     local per=$((COUNT / $2))
     case "$1" in
         m) echo ".build/throughput_multi get $BASE $COUNT $2" ;;
+        m2) echo "env CURL_BASELINE_LIKE_HTTPTRANSPORT=1 .build/throughput_multi get $BASE $COUNT $2" ;;
         b-async) echo "$BIN/BenchHTTPTransport threads $BASE $2 $per --api async" ;;
         b-requests) echo "$BIN/BenchHTTPTransport threads $BASE $2 $per --api requests --max-transfers $2" ;;
         b-blocking) echo "$BIN/BenchHTTPTransport threads $BASE $2 $per" ;;
@@ -152,7 +158,8 @@ import json, statistics, sys
 
 path, reps, count = sys.argv[1:]
 rows = [json.loads(line) for line in open(path) if line.strip()]
-names = {"m": "(m) C, libcurl multi interface (the limit)", "b-async": "(b-async) async send(_:)",
+names = {"m": "(m) C, libcurl multi interface (the limit)",
+         "m2": "(m') C, libcurl multi interface, HTTPTransport's settings and headers", "b-async": "(b-async) async send(_:)",
          "b-requests": "(b-requests) send(requests:)", "b-blocking": "(b-blocking) send(request:) on threads",
          "e": "(e) AsyncHTTPClient"}
 
@@ -165,8 +172,8 @@ if throughput:
     print(f"\n### {int(count):,} small keep-alive GETs from nginx on 127.0.0.1 (median of {reps})\n")
     # (The runs' spread too: on a shared 2-vCPU machine the C program's own CPU per request moved
     # from 20 to 36 µs between neighbouring runs, so a median ratio alone can mislead.)
-    print("| client | in flight | requests/s | × (m) | CPU µs per request | × (m) | CPU µs, runs min–max | errors |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| client | in flight | requests/s | × (m) | CPU µs per request | × (m) | × (m') | CPU µs, runs min–max | errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in dict.fromkeys(r["k"] for r in throughput):
         def figures(client):
             runs = [r["result"] for r in throughput if r["k"] == k and r["id"] == client]
@@ -175,12 +182,12 @@ if throughput:
             cpu = [r["cpu_seconds"] / r["ops"] * 1e6 for r in runs]
             return (median(r["ops"] / r["seconds"] for r in runs), median(cpu), sum(r["errors"] for r in runs),
                     f"{min(cpu):.1f}–{max(cpu):.1f}")
-        base = figures("m")
+        base, like = figures("m"), figures("m2")
+        ratio = lambda value, b: f"{value / b[0]:.2f}" if b else "—"
         for client in dict.fromkeys(r["id"] for r in throughput if r["k"] == k):
             rate, cpu, errors, spread = figures(client)
-            ratio = lambda value, b: f"{value / b:.2f}" if base else "—"
-            print(f"| {names.get(client, client)} | {k} | {rate:,.0f} | {ratio(rate, base[0] if base else 1)} | "
-                  f"{cpu:.1f} | {ratio(cpu, base[1] if base else 1)} | {spread} | {errors} |")
+            print(f"| {names.get(client, client)} | {k} | {rate:,.0f} | {ratio(rate, base and (base[0],))} | "
+                  f"{cpu:.1f} | {ratio(cpu, base and (base[1],))} | {ratio(cpu, like and (like[1],))} | {spread} | {errors} |")
 
 streams = [r for r in rows if r["part"] == "stream"]
 if streams:

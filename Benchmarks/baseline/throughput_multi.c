@@ -4,7 +4,9 @@
  * are made once; each, when its transfer is done, is added again for the next GET until COUNT
  * are done (curl_multi_perform + curl_multi_poll). One round of IN_FLIGHT GETs first, untimed,
  * opens the connections (they stay in the multi handle's cache). Prints the Swift clients'
- * result line (Benchmarks/Sources/BenchSupport), cpu_seconds being the timed part's.
+ * result line (Benchmarks/Sources/BenchSupport), cpu_seconds being the timed part's. With
+ * CURL_BASELINE_LIKE_HTTPTRANSPORT=1, client (m'): each handle set up as HTTPTransport sets up
+ * its own (like_httptransport.h), so the same requests go on the wire.
  *
  *   throughput_multi get BASE_URL COUNT IN_FLIGHT
  *
@@ -17,6 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "like_httptransport.h"
 #include "proc_status.h"
 
 static size_t count_bytes(char *data, size_t size, size_t count, void *userdata) {
@@ -71,6 +74,7 @@ int main(int argc, char **argv) {
     curl_global_init(CURL_GLOBAL_ALL);
     CURLM *multi = curl_multi_init();
     CURL **handles = calloc((size_t)in_flight, sizeof *handles);
+    struct curl_slist **header_lists = calloc((size_t)in_flight, sizeof *header_lists);
     size_t bytes = 0;
     for (long index = 0; index < in_flight; index++) {
         CURL *easy = curl_easy_init();
@@ -79,6 +83,7 @@ int main(int argc, char **argv) {
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, &bytes);
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(easy, CURLOPT_TIMEOUT, 60L);
+        if (like_httptransport()) header_lists[index] = set_like_httptransport(easy);
         handles[index] = easy;
     }
     long errors = run(multi, handles, in_flight, in_flight, &bytes);
@@ -90,8 +95,12 @@ int main(int argc, char **argv) {
     printf("{\"client\":\"curl-multi\",\"workload\":\"threads\",\"ops\":%ld,\"seconds\":%.6f,\"bytes\":%zu,"
            "\"errors\":%ld,\"vmhwm_kib\":%ld,\"rss_start_kib\":%ld,\"cpu_seconds\":%.4f}\n",
            count, seconds, bytes, errors, status_kib("VmHWM:"), rss_start, cpu);
-    for (long index = 0; index < in_flight; index++) curl_easy_cleanup(handles[index]);
+    for (long index = 0; index < in_flight; index++) {
+        curl_easy_cleanup(handles[index]);
+        curl_slist_free_all(header_lists[index]);
+    }
     free(handles);
+    free(header_lists);
     curl_multi_cleanup(multi);
     curl_global_cleanup();
     return 0;
