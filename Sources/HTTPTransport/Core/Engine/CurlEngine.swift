@@ -119,14 +119,15 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
         let (tls, pinCheck) = try tlsOption(for: transfer.url, transfer: number)
         if let pinCheck { transfer.state.pinCheck = pinCheck }
         let timeout = Self.milliseconds(request.timeout)
+        let body = try bodyOption(for: request, transfer, number: number)
         return TransferOptions(
             url: transfer.url,
             // A stream may last for hours: a paced sink's time-outs are the transfer loop's (PacedBodySink).
             timeoutMilliseconds: transfer.state.pacedSink == nil ? timeout : 0,
             connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
             maxFileSize: capsBody ? configuration.maxResponseSize : 0,
-            body: try bodyOption(for: request, transfer, number: number),
-            headers: HeaderListSource(headers: headers, sendsBody: request.sendsBody),
+            body: body,
+            headers: HeaderListSource(headers: headers, turnsOffExpect: body.mayExpectContinue),
             reportsProgress: transfer.state.control.needsProgressCallback,
             tls: tls, refusesResend: refusesResend,
             // The engine decodes bodies itself (ContentDecoder), a stream's no faster than it is read.

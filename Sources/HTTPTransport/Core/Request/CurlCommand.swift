@@ -123,8 +123,9 @@ struct CurlCommandBuilder {
         default: arguments.append("-X " + method.rawValue)
         }
 
-        // Headers, as the engine sends them (`--compressed` below stands for Accept-Encoding).
-        let fields = WireHeaders.fields(headers: request.headers, sendsBody: request.sendsBody, userAgent: userAgent,
+        // Headers, as the engine sends them (`--compressed` below stands for Accept-Encoding;
+        // `Expect:` is printed for any body, which is what the engine's line does on the wire).
+        let fields = WireHeaders.fields(headers: request.headers, turnsOffExpect: request.sendsBody, userAgent: userAgent,
                                         acceptEncoding: nil)
         for field in fields {
             let line = WireHeaders.line(HTTPHeaders.Field(name: field.name,

@@ -3,12 +3,12 @@
 ///
 /// The request's own fields come first, in order (but `Proxy-Authorization`); then the session's `User-Agent` and the
 /// `Accept-Encoding` that libcurl decodes, unless the request sets its own; then an empty
-/// `Expect:` for a request that sends a body and sets no `Expect` of its own, so libcurl never
-/// waits for a `100 Continue` (a second round trip, and a one-second stall with servers that
-/// do not answer it).
+/// `Expect:` for a body libcurl would announce with `Expect: 100-continue` (`turnsOffExpect`)
+/// when the request sets no `Expect` of its own, so libcurl never waits for a `100 Continue` (a
+/// second round trip, and a one-second stall with servers that do not answer it).
 enum WireHeaders {
     /// The fields to send, in order.
-    static func fields(headers: HTTPHeaders, sendsBody: Bool, userAgent: String?,
+    static func fields(headers: HTTPHeaders, turnsOffExpect: Bool, userAgent: String?,
                        acceptEncoding: String?) -> [HTTPHeaders.Field] {
         // Only `Proxy(username:password:)` authenticates to a proxy: a request's own
         // `Proxy-Authorization` is sent nowhere (through a tunnel it would reach the origin).
@@ -19,7 +19,7 @@ enum WireHeaders {
         if let acceptEncoding, !acceptEncoding.isEmpty, !headers.contains("Accept-Encoding") {
             fields.append(HTTPHeaders.Field(name: "Accept-Encoding", value: acceptEncoding))
         }
-        if sendsBody, !headers.contains("Expect") { fields.append(HTTPHeaders.Field(name: "Expect", value: "")) }
+        if turnsOffExpect, !headers.contains("Expect") { fields.append(HTTPHeaders.Field(name: "Expect", value: "")) }
         return fields
     }
 
