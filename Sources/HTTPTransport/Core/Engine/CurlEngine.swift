@@ -127,7 +127,7 @@ final class CurlEngine: HTTPEngine, PoolStatistics {
             connectTimeoutMilliseconds: min(timeout, connectTimeoutMilliseconds),
             maxFileSize: capsBody ? configuration.maxResponseSize : 0,
             body: body,
-            headers: HeaderListSource(headers: headers, turnsOffExpect: body.mayExpectContinue),
+            headers: HeaderListSource(headers: headers, turnsOffExpect: body.mayExpectContinue(headers: headers)),
             reportsProgress: transfer.state.control.needsProgressCallback,
             tls: tls, refusesResend: refusesResend,
             // The engine decodes bodies itself (ContentDecoder), a stream's no faster than it is read.

@@ -203,18 +203,27 @@ enum BodyOption: Equatable {
     /// same write as the request headers (the read callback costs a separate write).
     static let copiedBodyLimit = 64 * 1024
 
-    /// Over HTTP/1.1, libcurl (7.88 and 8) announces a body of unknown size or over 1 MiB with
-    /// `Expect: 100-continue` and waits for the server's `100 Continue` before sending it.
+    /// Over HTTP/1.1, libcurl (7.88 and 8) announces a POST body of unknown size or over 1 MiB
+    /// with `Expect: 100-continue` and waits for the server's `100 Continue` before sending it.
+    /// (Every body here is libcurl's POST, other methods by `CURLOPT_CUSTOMREQUEST`: its PUT,
+    /// `CURLOPT_UPLOAD`, would announce any body.)
     static let expectContinueThreshold: Int64 = 1024 * 1024
 
-    /// Whether libcurl would announce this body with `Expect: 100-continue` (a multipart body's
-    /// size is libcurl's to count: assumed so). For the others the header list needs no `Expect:`
-    /// line to turn it off, and leaves it out: libcurl writes each line of the list a byte at a
-    /// time, and this one cost a small POST about 1.1k of its 97k instructions.
-    var mayExpectContinue: Bool {
+    /// Whether libcurl would announce this body with `Expect: 100-continue`, the request's own
+    /// header fields being `headers`:
+    /// - a streamed body of unknown size or over 1 MiB;
+    /// - a streamed body whose request sets its own `Transfer-Encoding` (libcurl 8.8 and later
+    ///   then read its size as unknown, `set_reader` in http.c);
+    /// - a multipart body (libcurl counts its size itself: assumed so).
+    ///
+    /// For any other body the header list needs no `Expect:` line to turn it off, and leaves it
+    /// out: libcurl writes each line of the list a byte at a time, and this one cost a small
+    /// POST about 1.1k of its 97k instructions.
+    func mayExpectContinue(headers: HTTPHeaders) -> Bool {
         switch self {
         case .get, .head, .bodiless, .copied: false
-        case .streamed(_, let size): size < 0 || size > Self.expectContinueThreshold
+        case .streamed(_, let size):
+            size < 0 || size > Self.expectContinueThreshold || size > 0 && headers.contains("Transfer-Encoding")
         case .multipart: true
         }
     }
@@ -261,7 +270,7 @@ enum BodyOption: Equatable {
 struct HeaderListSource: Equatable {
     var headers: HTTPHeaders
     /// Whether the body is one libcurl would announce with `Expect: 100-continue`
-    /// (`BodyOption.mayExpectContinue`): the list then turns that off.
+    /// (`BodyOption.mayExpectContinue(headers:)`): the list then turns that off.
     var turnsOffExpect: Bool
     /// `false` only for `none`: no list set (a handle no transfer has used), unequal to any
     /// transfer's.
