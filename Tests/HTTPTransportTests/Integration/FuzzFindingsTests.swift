@@ -156,6 +156,18 @@ final class FuzzFindingsTests: XCTestCase {
                        "http://user:<redacted>@host.example/")
     }
 
+    /// A fuzz finding (Fuzz/Corpus/FuzzRedaction/found-c4a49a46): a URL's user info runs to its
+    /// last `@`, so in a form body a later `a:b@` made the pairs between a "user name", shown.
+    func testAUserNameHoldingPairsIsHiddenWithThem() throws {
+        let form = "h://EK@ap;sig=abc&Access-Token=Pl4ntedSecretValue&A::@psa=<re"
+        let shown = String(decoding: redaction.redactedBody(Data(form.utf8), contentType: "application/x-www-form-urlencoded"),
+                           as: UTF8.self)
+        XCTAssertFalse(shown.contains("Pl4nted"), shown)
+        XCTAssertEqual(redaction.redactedText("x https://a&token=T1:pw@host.example/ y"), "x https://<redacted>@host.example/ y")
+        // A plain user name is still shown.
+        XCTAssertEqual(redaction.redactedText("https://deploy-bot.2:pw@host.example/"), "https://deploy-bot.2:<redacted>@host.example/")
+    }
+
     // MARK: - Archives (FuzzHTTPArchive)
 
     /// A fuzz finding (Fuzz/Corpus/FuzzHTTPArchive/found-b2be628d): the more specific redacted

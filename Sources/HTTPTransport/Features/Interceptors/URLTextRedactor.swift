@@ -131,9 +131,12 @@ struct URLTextRedactor {
     /// Copies the authority starting at `start`, its user info hidden: `user:<redacted>@` for
     /// a password, `<redacted>@` for a user name alone or with an empty password (a token used
     /// as the user name, as in `https://KEY:@api.example`); returns where the authority ends.
+    /// A user name holding `@`, `&`, `;` or `=` is hidden too: the user info runs to the last
+    /// `@`, so in text such a "name" is pairs read into it (`…://h@x&token=T&a:b@y`).
     private func appendAuthority(_ bytes: ArraySlice<UInt8>, from start: Int, to output: inout [UInt8]) -> Int {
         guard let at = Self.userInfoEnd(in: bytes, from: start) else { return start }
-        if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at {
+        if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at,
+           !bytes[start..<colon].contains(where: Self.endsUserName) {
             output += bytes[start...colon]
         }
         output += Self.placeholder
@@ -173,6 +176,12 @@ struct URLTextRedactor {
             index += 1
         }
         return nil
+    }
+
+    /// What a URL's user name cannot hold but pairs in text do (`@` unencoded, a pair's `&`, `;`
+    /// and `=`).
+    private static func endsUserName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "@") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "=")
     }
 
     /// What ends a URL inside text: white space, quotes, angle brackets and control characters.
