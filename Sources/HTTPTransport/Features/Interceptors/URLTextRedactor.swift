@@ -136,7 +136,7 @@ struct URLTextRedactor {
     private func appendAuthority(_ bytes: ArraySlice<UInt8>, from start: Int, to output: inout [UInt8]) -> Int {
         guard let at = Self.userInfoEnd(in: bytes, from: start) else { return start }
         if let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at,
-           !bytes[start..<colon].contains(where: Self.endsUserName) {
+           !bytes[start..<colon].contains(where: Self.marksPairs) {
             output += bytes[start...colon]
         }
         output += Self.placeholder
@@ -178,9 +178,10 @@ struct URLTextRedactor {
         return nil
     }
 
-    /// What a URL's user name cannot hold but pairs in text do (`@` unencoded, a pair's `&`, `;`
-    /// and `=`).
-    private static func endsUserName(_ byte: UInt8) -> Bool {
+    /// What shows a "user name" to be pairs read into it: a raw `@`, which no user name holds,
+    /// and a pair's `&`, `;` or `=`, which a user name may hold (RFC 3986 sub-delims) but seldom
+    /// does, and is then hidden with its password.
+    private static func marksPairs(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "@") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "=")
     }
 
