@@ -11,7 +11,7 @@
 #    (m') the same C program with HTTPTransport's libcurl settings and its two default request
 #         headers, User-Agent and Accept-Encoding (baseline/like_httptransport.h), so that the same
 #         requests go on the wire: libcurl 7.88 writes header lines a byte at a time, and these
-#         two cost it about 8k instructions per request;
+#         two cost it about 11k instructions per request;
 #    (b-async)    HTTPTransport async send(_:), IN_FLIGHT tasks each awaiting its sends in turn;
 #    (b-requests) HTTPTransport send(requests:) of all COUNT, maxConcurrentTransfers = IN_FLIGHT;
 #    (b-blocking) HTTPTransport blocking send(request:) on IN_FLIGHT threads;
@@ -183,11 +183,11 @@ if throughput:
             return (median(r["ops"] / r["seconds"] for r in runs), median(cpu), sum(r["errors"] for r in runs),
                     f"{min(cpu):.1f}–{max(cpu):.1f}")
         base, like = figures("m"), figures("m2")
-        ratio = lambda value, b: f"{value / b[0]:.2f}" if b else "—"
+        ratio = lambda value, b: f"{value / b:.2f}" if b else "—"
         for client in dict.fromkeys(r["id"] for r in throughput if r["k"] == k):
             rate, cpu, errors, spread = figures(client)
-            print(f"| {names.get(client, client)} | {k} | {rate:,.0f} | {ratio(rate, base and (base[0],))} | "
-                  f"{cpu:.1f} | {ratio(cpu, base and (base[1],))} | {ratio(cpu, like and (like[1],))} | {spread} | {errors} |")
+            print(f"| {names.get(client, client)} | {k} | {rate:,.0f} | {ratio(rate, base and base[0])} | "
+                  f"{cpu:.1f} | {ratio(cpu, base and base[1])} | {ratio(cpu, like and like[1])} | {spread} | {errors} |")
 
 streams = [r for r in rows if r["part"] == "stream"]
 if streams:
